@@ -1,0 +1,26 @@
+"""dvlad: nested forward and reverse automatic differentiation without perturbation confusion.
+
+>>> import dvlad as ad
+>>> ad.derivative(lambda x: x * ad.derivative(lambda y: x + y)(1.0))(1.0)
+1.0
+"""
+from .api import (derivative, directional_derivative, gradient_f, gradient_r, hessian, hvp,
+                  jacobian_f, jacobian_r, jvp, primal, vjp)
+from .bundle import Bundle
+from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
+                   floordiv, hypot, int, log, log1p, mod, mul, neg, pow, round, sign, sin, sinh,
+                   sqrt, sub, tan, tanh, trunc)
+from .tags import (DvladError, NotDifferentiableError, PerturbedConversionError, TagOrderError)
+from .tape import LinearMap, TapeCell
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
+    "jacobian_f", "jacobian_r", "jvp", "primal", "vjp",
+    "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
+    "floor", "floordiv", "hypot", "int", "log", "log1p", "mod", "mul", "neg", "pow", "round",
+    "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
+    "Bundle", "TapeCell", "LinearMap",
+    "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
+]

@@ -1,0 +1,11 @@
+"""python -m dvlad: a guided tour, each step printed with its result."""
+import sys
+
+
+def main(argv=None):
+    from dvlad.tour import run
+    return run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""The derivative operators.  Naming: ``_f`` = forward mode, ``_r`` = reverse mode; ``jvp`` pushes a
+tangent forward, ``vjp`` pulls a sensitivity back.  Each call of an operator makes a fresh tag, so
+every operator nests inside every other, to any depth.
+
+Structures: inputs are real numbers or nested tuples/lists/dicts of them; gradients come back in
+the same structure.  Jacobians and Hessians are lists of rows over the *flattened* leaves
+(positions, then dict insertion order): ``J[i][j] = ∂out_i/∂in_j``.
+"""
+from .base import one_like, zero_like
+from .bundle import Bundle, primal_of, tangent_of
+from .number import ADNumber, strip
+from .structures import describe, flatten, is_number, map_leaves, unflatten
+from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
+from .tape import TapeCell, gc_paused, sweep
+
+__all__ = ["derivative", "gradient_r", "gradient_f", "jvp", "directional_derivative", "vjp",
+           "jacobian_f", "jacobian_r", "hessian", "hvp", "primal"]
+
+
+def _real(x, who):
+    if not is_number(x):
+        what = "a function" if callable(x) else describe(x)
+        raise NotDifferentiableError(f"{who} must be a real number; got {what}")
+    return x
+
+
+def _jvp(f, x, v, origin):
+    """(f(x), J·v, zero) for structures x, v of one shape; one forward pass."""
+    leaves, tree = flatten(x, f"{origin}'s input")
+    vleaves, _ = flatten(v, f"{origin}'s direction")
+    if len(vleaves) != len(leaves):
+        raise ValueError(f"{origin}: the direction has {len(vleaves)} numbers, the point "
+                         f"{len(leaves)}; give them the same structure")
+    zero = zero_like(strip(leaves[0])) if leaves else 0.0
+    tag = new_tag(FORWARD, origin)
+    try:
+        y = f(unflatten(tree, [Bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
+        out = f"{origin}'s result"
+        return (map_leaves(lambda u: primal_of(u, tag), y, out),
+                map_leaves(lambda u: tangent_of(u, tag, zero), y, out))
+    finally:
+        tag.live = False
+
+
+def derivative(f):
+    """f′ by forward mode: x ↦ d/dx f(x), for f from a real number to numbers or structures.
+
+    >>> derivative(lambda x: x * x)(3.0)
+    6.0
+    """
+    def f_prime(x):
+        _real(x, "derivative's input")
+        base_x = strip(x)
+        tag = new_tag(FORWARD, "derivative")
+        try:
+            y = f(Bundle(tag, x, one_like(base_x)))
+            zero = zero_like(base_x)
+            if type(y) is Bundle and y.tag is tag:       # the common case, fast
+                return y.tangent
+            return map_leaves(lambda u: tangent_of(u, tag, zero), y, "derivative's result")
+        finally:
+            tag.live = False
+    return f_prime
+
+
+def jvp(f, x, v):
+    """(f(x), J(f)(x)·v) by one forward pass; x and v of the same structure.
+
+    >>> jvp(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
+    (6.0, 3.0)
+    """
+    return _jvp(f, x, v, "jvp")
+
+
+def directional_derivative(f, x, v):
+    """J(f)(x)·v, the derivative of f at x along v, by one forward pass.
+
+    >>> directional_derivative(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 1.0))
+    5.0
+    """
+    return _jvp(f, x, v, "directional_derivative")[1]
+
+
+def gradient_f(f):
+    """∇f by forward mode, one pass per input number: x ↦ (∂f/∂x_j)_j in x's structure.
+
+    >>> gradient_f(lambda p: p[0] * p[1])((2.0, 3.0))
+    (3.0, 2.0)
+    """
+    def grad(x):
+        leaves, tree = flatten(x, "gradient_f's input")
+        one, zero = (one_like(strip(leaves[0])), zero_like(strip(leaves[0]))) if leaves else (1, 0)
+        out = []
+        for j in range(len(leaves)):
+            e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
+            value, slope = _jvp(f, x, e_j, "gradient_f")
+            _real(value, "gradient_f's function value")
+            out.append(slope)
+        return unflatten(tree, out)
+    return grad
+
+
+def vjp(f, x):
+    """(f(x), pullback) by one reverse pass: pullback(ȳ) = J(f)(x)ᵀ·ȳ, in x's structure.
+
+    The pullback may be called many times; ȳ has the structure of f(x).
+
+    >>> y, back = vjp(lambda p: (p[0] * p[1], p[0]), (2.0, 3.0))
+    >>> y, back((1.0, 0.0)), back((0.0, 1.0))
+    ((6.0, 2.0), (3.0, 2.0), (1.0, 0.0))
+    """
+    leaves, tree = flatten(x, "vjp's input")
+    tag = new_tag(REVERSE, "vjp")
+    tape = tag.tape = []
+    try:
+        with gc_paused():
+            cells = [TapeCell(tag, a, ()) for a in leaves]
+            y = f(unflatten(tree, cells))
+            outs, out_tree = flatten(y, "vjp's result")
+    finally:
+        tag.tape = None
+        tag.live = False
+    y_primal = unflatten(out_tree, [primal_of(u, tag) for u in outs])
+
+    def pullback(ybar):
+        bars, _ = flatten(ybar, "the pullback's input")
+        if len(bars) != len(outs):
+            raise ValueError(f"pullback: got {len(bars)} numbers for a result of {len(outs)}")
+        seeds = [(u, b) for u, b in zip(outs, bars) if type(u) is TapeCell and u.tag is tag]
+        return unflatten(tree, _gather(tape, seeds, cells, leaves))
+    return y_primal, pullback
+
+
+def _gather(tape, seeds, cells, leaves):
+    with gc_paused():
+        sens = sweep(tape, seeds) if seeds else [None] * len(tape)
+    return [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
+            for c, a in zip(cells, leaves)]
+
+
+def gradient_r(f):
+    """∇f by one reverse pass: x ↦ (∂f/∂x_j)_j in x's structure, for real-valued f.
+
+    >>> gradient_r(lambda p: p[0] * p[1])((2.0, 3.0))
+    (3.0, 2.0)
+    """
+    def grad(x):
+        leaves, tree = flatten(x, "gradient_r's input")
+        tag = new_tag(REVERSE, "gradient_r")
+        tape = tag.tape = []
+        try:
+            with gc_paused():
+                cells = [TapeCell(tag, a, ()) for a in leaves]
+                y = _real(f(unflatten(tree, cells)), "gradient_r's function value")
+                seeds = []
+                if type(y) is TapeCell and y.tag is tag:
+                    seeds.append((y, one_like(strip(y))))
+                return unflatten(tree, _gather(tape, seeds, cells, leaves))
+        finally:
+            tag.tape = None
+            tag.live = False
+    return grad
+
+
+def jacobian_f(f):
+    """J(f)(x) by forward mode, one pass per input number: J[i][j] = ∂out_i/∂in_j.
+
+    >>> jacobian_f(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
+    [[3.0, 2.0], [1.0, 1.0]]
+    """
+    def jac(x):
+        leaves, tree = flatten(x, "jacobian_f's input")
+        one, zero = (one_like(strip(leaves[0])), zero_like(strip(leaves[0]))) if leaves else (1, 0)
+        columns = []
+        for j in range(len(leaves)):
+            e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
+            columns.append(flatten(_jvp(f, x, e_j, "jacobian_f")[1], "jacobian_f's result")[0])
+        m = len(columns[0]) if columns else len(flatten(f(x), "jacobian_f's result")[0])
+        return [[columns[j][i] for j in range(len(leaves))] for i in range(m)]
+    return jac
+
+
+def jacobian_r(f):
+    """J(f)(x) by one reverse pass and one sweep per output number: J[i][j] = ∂out_i/∂in_j.
+
+    >>> jacobian_r(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
+    [[3.0, 2.0], [1.0, 1.0]]
+    """
+    def jac(x):
+        y, back = vjp(f, x)
+        outs, out_tree = flatten(y, "jacobian_r's result")
+        rows = []
+        for i, u in enumerate(outs):
+            e_i = unflatten(out_tree, [one_like(strip(v)) if k == i else zero_like(strip(v))
+                                       for k, v in enumerate(outs)])
+            rows.append(flatten(back(e_i), "jacobian_r's input")[0])
+        return rows
+    return jac
+
+
+def hessian(f):
+    """H(f)(x) by forward over reverse: H[i][j] = ∂²f/∂x_i∂x_j over the flattened input.
+
+    >>> hessian(lambda p: p[0] * p[0] * p[1])((2.0, 3.0))
+    [[6.0, 4.0], [4.0, 0.0]]
+    """
+    return jacobian_f(gradient_r(f))
+
+
+def _dot(a, b):
+    xs, _ = flatten(a, "hvp")
+    ys, _ = flatten(b, "hvp")
+    total = 0
+    for u, w in zip(xs, ys):
+        total = total + u * w
+    return total
+
+
+def hvp(f, x, v, mode="fr"):
+    """H(f)(x)·v, in x's structure.  mode: outer then inner mode of the two derivatives.
+
+    "fr" forward over reverse (default, one pass of each), "rf" reverse over forward,
+    "rr" reverse over reverse, "ff" forward over forward (one pass per input number).
+
+    >>> hvp(lambda p: p[0] * p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
+    (6.0, 4.0)
+    """
+    if mode == "fr":
+        return directional_derivative(gradient_r(f), x, v)
+    if mode == "rf":
+        return gradient_r(lambda y: directional_derivative(f, y, v))(x)
+    if mode == "rr":
+        return gradient_r(lambda y: _dot(gradient_r(f)(y), v))(x)
+    if mode == "ff":
+        return gradient_f(lambda y: directional_derivative(f, y, v))(x)
+    raise ValueError(f"hvp: mode must be 'fr', 'rf', 'rr' or 'ff', got {mode!r}")
+
+
+def primal(x):
+    """x with every perturbation stripped: the plain numbers, in x's structure.
+
+    >>> primal(3.0)
+    3.0
+    """
+    if isinstance(x, ADNumber) or not isinstance(x, (tuple, list, dict)):
+        return strip(x)
+    return map_leaves(strip, x, "primal's input")

@@ -1,0 +1,60 @@
+"""Forward mode: the bundle (tag, primal, tangent), and taking tangents and primals out of values.
+
+A bundle for tag ε is primal + tangent·ε with ε² = 0.  Its primal and tangent carry only tags
+older than ε, so a value's layers are ordered newest outermost.
+"""
+from .number import ADNumber
+from .tags import TagOrderError
+
+
+class Bundle(ADNumber):
+    """primal + tangent·ε for the forward perturbation ``tag``."""
+
+    __slots__ = ("tag", "primal", "tangent")
+
+    def __init__(self, tag, primal, tangent):
+        self.tag = tag
+        self.primal = primal
+        self.tangent = tangent
+
+    def __repr__(self):
+        return f"Bundle({self.tag!r}, {self.primal!r}, {self.tangent!r})"
+
+
+def tangent_of(v, tag, zero):
+    """The coefficient of ε=tag in number v (``zero`` if v does not depend on it).
+
+    Extraction descends: a newer live layer t is kept, tangent(Bundle(t, p, q)) =
+    Bundle(t, tangent(p), tangent(q)), rather than read as 'no ε here'.
+    """
+    while isinstance(v, ADNumber):
+        vt = v.tag
+        if vt is tag:
+            return v.tangent
+        if not vt.live:
+            v = v.primal
+            continue
+        if vt.n < tag.n:
+            return zero
+        if type(v) is not Bundle:
+            raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
+                                f"{tag!r}; please report this as a dvlad bug")
+        p, q = tangent_of(v.primal, tag, zero), tangent_of(v.tangent, tag, zero)
+        return p if q is zero else Bundle(vt, p, q)
+    return zero
+
+
+def primal_of(v, tag):
+    """Number v with the perturbation ``tag`` (and dead layers) removed."""
+    while isinstance(v, ADNumber):
+        vt = v.tag
+        if vt is tag or not vt.live:
+            v = v.primal
+            continue
+        if vt.n < tag.n:
+            return v
+        if type(v) is not Bundle:
+            raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
+                                f"{tag!r}; please report this as a dvlad bug")
+        return Bundle(vt, primal_of(v.primal, tag), primal_of(v.tangent, tag))
+    return v

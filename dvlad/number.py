@@ -1,0 +1,91 @@
+"""What bundles and tape cells share: Python's number protocols, made loud where they would lie.
+
+Arithmetic dunders (``+``, ``*``, ``**``...) are installed by :mod:`dvlad.lift`, each a one-line
+delegation to the primitive of the rule table.  This module holds the rest of the protocol:
+
+- comparisons and ``bool`` look at primals, so ``if``/``while`` work;
+- ``int``, ``round``, ``math.floor``/``ceil``/``trunc`` are piecewise constant: they return the
+  base number, whose derivative (0) is exact;
+- ``float``, ``complex`` and therefore ``math.sin`` etc. raise :class:`PerturbedConversionError`
+  on a number with a live perturbation: they would silently drop its derivative;
+- AD numbers are unhashable (``set``, ``lru_cache`` would merge two tangents).
+"""
+from .tags import PerturbedConversionError
+
+
+class ADNumber:
+    """A number carrying a perturbation: a :class:`Bundle` or a :class:`TapeCell`."""
+
+    __slots__ = ()
+    __hash__ = None
+    # numpy must hand `np.float64(2.0) * bundle` back to us instead of building an object array.
+    __array_ufunc__ = None
+
+    def __bool__(self):
+        return bool(strip(self))
+
+    def __eq__(self, other):
+        return strip(self) == strip(other)
+
+    def __ne__(self, other):
+        return strip(self) != strip(other)
+
+    def __lt__(self, other):
+        return strip(self) < strip(other)
+
+    def __le__(self, other):
+        return strip(self) <= strip(other)
+
+    def __gt__(self, other):
+        return strip(self) > strip(other)
+
+    def __ge__(self, other):
+        return strip(self) >= strip(other)
+
+    def __float__(self):
+        return float(_constant_or_raise(self, "float()"))
+
+    def __complex__(self):
+        return complex(_constant_or_raise(self, "complex()"))
+
+    def __int__(self):
+        return int(strip(self))
+
+    def __trunc__(self):
+        import math
+        return math.trunc(strip(self))
+
+    def __floor__(self):
+        import math
+        return math.floor(strip(self))
+
+    def __ceil__(self):
+        import math
+        return math.ceil(strip(self))
+
+    def __round__(self, ndigits=None):
+        return round(strip(self), ndigits)
+
+
+def strip(x):
+    """x with every perturbation removed: its innermost primal (a base number)."""
+    while isinstance(x, ADNumber):
+        x = x.primal
+    return x
+
+
+def strip_dead(x):
+    """x with the layers whose derivative call has returned removed (they are constants now)."""
+    while isinstance(x, ADNumber) and not x.tag.live:
+        x = x.primal
+    return x
+
+
+def _constant_or_raise(x, what):
+    x = strip_dead(x)
+    if isinstance(x, ADNumber):
+        raise PerturbedConversionError(
+            f"{what} of a number carrying perturbation {x.tag!r} (from a running "
+            f"{x.tag.origin} call) would silently drop its derivative. Use dvlad.sin, dvlad.exp, "
+            f"... instead of math.*, or dvlad.primal(x) to strip the perturbation on purpose.")
+    return x

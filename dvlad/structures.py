@@ -1,0 +1,74 @@
+"""Walking the structures users pass in and get back: nested tuples, lists and dicts of numbers.
+
+``flatten`` turns a structure into its leaves (in a fixed order: positions, then dict insertion
+order) and a tree that ``unflatten`` rebuilds with new leaves, keeping every container's type
+(namedtuples and tuple/list/dict subclasses included).  User structures are shallow, so these
+recurse; the tape sweep is the part that must never recurse.
+"""
+from . import base
+from .number import ADNumber
+from .tags import NotDifferentiableError
+
+_LEAF = None
+
+
+def is_number(x):
+    """A real number dvlad can differentiate: an AD number or a real base number."""
+    return isinstance(x, ADNumber) or base.family(x) is not None
+
+
+def describe(x):
+    """A short 'type: value' for error messages."""
+    text = repr(x)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(x).__name__} {text}"
+
+
+def flatten(x, who):
+    """(leaves, tree) of structure x; a leaf that is not a real number is a TypeError."""
+    leaves = []
+    tree = _flatten(x, leaves, who)
+    return leaves, tree
+
+
+def _flatten(x, leaves, who):
+    if is_number(x):
+        leaves.append(x)
+        return _LEAF
+    if isinstance(x, (tuple, list)):
+        return (type(x), [_flatten(v, leaves, who) for v in x])
+    if isinstance(x, dict):
+        return (type(x), list(x.keys()), [_flatten(v, leaves, who) for v in x.values()])
+    what = "a function" if callable(x) else describe(x)
+    raise NotDifferentiableError(
+        f"{who} must be real numbers in nested tuples, lists and dicts; it contains {what}")
+
+
+def unflatten(tree, leaves):
+    """Rebuild the structure described by ``tree`` with ``leaves`` in flatten order."""
+    return _unflatten(tree, iter(leaves))
+
+
+def _unflatten(tree, it):
+    if tree is _LEAF:
+        return next(it)
+    if len(tree) == 2:
+        kind, children = tree
+        items = [_unflatten(c, it) for c in children]
+        if kind is tuple or kind is list:
+            return kind(items)
+        if issubclass(kind, tuple) and hasattr(kind, "_fields"):   # namedtuple
+            return kind(*items)
+        return kind(items)
+    kind, keys, children = tree
+    out = kind() if kind is not dict else {}
+    for k, c in zip(keys, children):
+        out[k] = _unflatten(c, it)
+    return out
+
+
+def map_leaves(fn, x, who):
+    """x with every number leaf replaced by fn(leaf); containers keep their types."""
+    leaves, tree = flatten(x, who)
+    return unflatten(tree, [fn(v) for v in leaves])

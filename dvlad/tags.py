@@ -1,0 +1,62 @@
+"""Perturbation tags: the gensym counter, their order, their liveness, and dvlad's errors.
+
+A tag is made each time a derivative operator is *applied* (never when it is built), from one
+process-wide counter, so a newer tag always has a larger number.  Nothing outside this module
+compares tags: use :func:`newer`.
+
+A tag is *live* while the call that made it is running.  When the call returns the tag dies: any
+bundle or tape cell that escaped the call is, from then on, a constant equal to its primal.
+"""
+import itertools
+
+FORWARD = "forward"
+REVERSE = "reverse"
+
+# next() on itertools.count is atomic under the GIL: two threads never share a tag number.
+_counter = itertools.count(1)
+
+
+class Tag:
+    """One perturbation ε<n>: made fresh by each call of a derivative operator."""
+
+    __slots__ = ("n", "kind", "live", "tape", "origin")
+
+    def __init__(self, kind, origin):
+        self.n = next(_counter)
+        self.kind = kind          # FORWARD (bundles) or REVERSE (tape cells)
+        self.live = True          # False once the call that made it has returned
+        self.tape = None          # REVERSE only: the list of cells, while the call is taping
+        self.origin = origin      # the operator's name, for messages: "derivative", "gradient_r"...
+
+    def __repr__(self):
+        return f"ε{self.n}"
+
+
+def new_tag(kind, origin):
+    """A fresh tag, newer than every tag made before it in this process."""
+    return Tag(kind, origin)
+
+
+def newer(a, b):
+    """The newer of two tags (either may be None, meaning 'no perturbation')."""
+    if a is None:
+        return b
+    if b is None or a.n > b.n:
+        return a
+    return b
+
+
+class DvladError(Exception):
+    """Base class of dvlad's own errors."""
+
+
+class PerturbedConversionError(DvladError, TypeError):
+    """A number carrying a live perturbation was converted to a plain Python number."""
+
+
+class NotDifferentiableError(DvladError, TypeError):
+    """An operator got a value it cannot differentiate: the message names what it got."""
+
+
+class TagOrderError(DvladError, RuntimeError):
+    """A live perturbation turned up where the tag order says it cannot be: a bug in dvlad."""
