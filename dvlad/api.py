@@ -7,11 +7,11 @@ the same structure.  Jacobians and Hessians are lists of rows over the *flattene
 (positions, then dict insertion order): ``J[i][j] = ∂out_i/∂in_j``.
 """
 from .base import one_like, zero_like
-from .bundle import Bundle, primal_of, tangent_of
+from .bundle import Bundle, make_bundle, primal_of, tangent_of
 from .number import ADNumber, strip
 from .structures import describe, flatten, is_number, map_leaves, unflatten
 from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
-from .tape import TapeCell, gc_paused, sweep
+from .tape import TapeCell, gc_paused, make_cell, sweep
 
 __all__ = ["derivative", "gradient_r", "gradient_f", "jvp", "directional_derivative", "vjp",
            "jacobian_f", "jacobian_r", "hessian", "hvp", "primal"]
@@ -34,7 +34,7 @@ def _jvp(f, x, v, origin):
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
     try:
-        y = f(unflatten(tree, [Bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
+        y = f(unflatten(tree, [make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
         out = f"{origin}'s result"
         return (map_leaves(lambda u: primal_of(u, tag), y, out),
                 map_leaves(lambda u: tangent_of(u, tag, zero), y, out))
@@ -49,13 +49,17 @@ def derivative(f):
     6.0
     """
     def f_prime(x):
-        _real(x, "derivative's input")
-        base_x = strip(x)
+        if type(x) is float:                              # the common case, fast
+            one, zero = 1.0, 0.0
+        else:
+            _real(x, "derivative's input")
+            one, zero = one_like(strip(x)), zero_like(strip(x))
         tag = new_tag(FORWARD, "derivative")
         try:
-            y = f(Bundle(tag, x, one_like(base_x)))
-            zero = zero_like(base_x)
-            if type(y) is Bundle and y.tag is tag:       # the common case, fast
+            b = Bundle()
+            b.tag, b.primal, b.tangent = tag, x, one
+            y = f(b)
+            if type(y) is Bundle and y.tag is tag:
                 return y.tangent
             return map_leaves(lambda u: tangent_of(u, tag, zero), y, "derivative's result")
         finally:
@@ -114,7 +118,7 @@ def vjp(f, x):
     tape = tag.tape = []
     try:
         with gc_paused():
-            cells = [TapeCell(tag, a, ()) for a in leaves]
+            cells = [make_cell(tag, a, ()) for a in leaves]
             y = f(unflatten(tree, cells))
             outs, out_tree = flatten(y, "vjp's result")
     finally:
@@ -150,7 +154,7 @@ def gradient_r(f):
         tape = tag.tape = []
         try:
             with gc_paused():
-                cells = [TapeCell(tag, a, ()) for a in leaves]
+                cells = [make_cell(tag, a, ()) for a in leaves]
                 y = _real(f(unflatten(tree, cells)), "gradient_r's function value")
                 seeds = []
                 if type(y) is TapeCell and y.tag is tag:

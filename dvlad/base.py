@@ -50,6 +50,22 @@ def family2(x, y):
     return MATH
 
 
+def promote(x, y, innermost):
+    """Constants x, y lifted to mpf when the other operand is mpf-based, else unchanged.
+
+    mpmath would promote a float at the operation anyway; doing it first keeps the *partials*
+    (log 2 in d/dy 2**y, say) at mpf precision.  ``innermost`` strips AD layers.
+    """
+    fx, fy = family(innermost(x)), family(innermost(y))
+    if fx is fy:
+        return x, y
+    if fy is MPMATH and fx is MATH and family(x) is MATH:
+        return mpmath.mpf(x), y
+    if fx is MPMATH and fy is MATH and family(y) is MATH:
+        return x, mpmath.mpf(y)
+    return x, y
+
+
 def is_real(x):
     """True for a real base number (not complex, not a container)."""
     return family(x) is not None
@@ -106,7 +122,7 @@ _TABLE = {
     "mul":      (operator.mul, operator.mul, operator.mul),
     "div":      (operator.truediv, operator.truediv, operator.truediv),
     "pow":      (_pow, np.power, _mp_pow),
-    "floordiv": (operator.floordiv, operator.floordiv, operator.floordiv),
+    "floordiv": (operator.floordiv, operator.floordiv, lambda x, y: mpmath.floor(mpmath.mpf(x) / y)),
     "mod":      (operator.mod, operator.mod, operator.mod),
     "atan2":    (math.atan2, np.arctan2, mpmath.atan2),
     "hypot":    (math.hypot, np.hypot, mpmath.hypot),

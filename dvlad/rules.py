@@ -43,9 +43,11 @@ class Rule:
 
 
 def _pow_dx(x, y, r):
-    if y == 0:
-        return 0
+    # Away from x = 0 the formula holds for every y (y = 0 included: its y-derivative x**-1 must
+    # survive nesting).  At x = 0 it would divide by zero for y < 1: the conventions above.
     if x == 0 and y < 1:
+        if y == 0:
+            return 0.0
         return INF if y > 0 else y * x ** (y - 1)   # y < 0: 0**y has already raised
     return y * x ** (y - 1)
 
@@ -58,23 +60,23 @@ def _pow_dy(x, y, r):
 
 TABLE = [
     #    name        partial wrt each argument, at primals (x[, y]) with result r
-    Rule("add",      lambda x, y, r: 1,
-                     lambda x, y, r: 1),
-    Rule("sub",      lambda x, y, r: 1,
-                     lambda x, y, r: -1),
+    Rule("add",      lambda x, y, r: 1.0,
+                     lambda x, y, r: 1.0),
+    Rule("sub",      lambda x, y, r: 1.0,
+                     lambda x, y, r: -1.0),
     Rule("mul",      lambda x, y, r: y,
                      lambda x, y, r: x),
     Rule("div",      lambda x, y, r: 1 / y,
                      lambda x, y, r: -r / y),
     Rule("pow",      _pow_dx,
                      _pow_dy),
-    Rule("mod",      lambda x, y, r: 1,
+    Rule("mod",      lambda x, y, r: 1.0,
                      lambda x, y, r: -floor(x / y)),
     Rule("atan2",    lambda y, x, r: x / (x * x + y * y) if x != 0 or y != 0 else 0,
                      lambda y, x, r: -y / (x * x + y * y) if x != 0 or y != 0 else 0),
     Rule("hypot",    lambda x, y, r: x / r if r != 0 else 0,
                      lambda x, y, r: y / r if r != 0 else 0),
-    Rule("neg",      lambda x, r: -1),
+    Rule("neg",      lambda x, r: -1.0),
     Rule("abs",      lambda x, r: sign(x)),
     Rule("sqrt",     lambda x, r: 0.5 / r if r != 0 else INF),
     Rule("exp",      lambda x, r: r),

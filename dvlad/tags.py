@@ -19,14 +19,10 @@ _counter = itertools.count(1)
 class Tag:
     """One perturbation ε<n>: made fresh by each call of a derivative operator."""
 
+    # n: its place in creation order; kind: FORWARD (bundles) or REVERSE (tape cells);
+    # live: False once the call that made it has returned; tape: REVERSE only, the list of
+    # cells while the call is taping; origin: the operator's name, for messages.
     __slots__ = ("n", "kind", "live", "tape", "origin")
-
-    def __init__(self, kind, origin):
-        self.n = next(_counter)
-        self.kind = kind          # FORWARD (bundles) or REVERSE (tape cells)
-        self.live = True          # False once the call that made it has returned
-        self.tape = None          # REVERSE only: the list of cells, while the call is taping
-        self.origin = origin      # the operator's name, for messages: "derivative", "gradient_r"...
 
     def __repr__(self):
         return f"ε{self.n}"
@@ -34,7 +30,9 @@ class Tag:
 
 def new_tag(kind, origin):
     """A fresh tag, newer than every tag made before it in this process."""
-    return Tag(kind, origin)
+    tag = Tag()    # no __init__: cheaper, and tags are made on every derivative call
+    tag.n, tag.kind, tag.live, tag.tape, tag.origin = next(_counter), kind, True, None, origin
+    return tag
 
 
 def newer(a, b):

@@ -23,20 +23,22 @@ from .number import ADNumber
 class TapeCell(ADNumber):
     """A value recorded on the tape of the reverse perturbation ``tag``."""
 
+    # No __init__, for speed (as Bundle): cells are made by make_cell or inline in dvlad.lift.
     __slots__ = ("tag", "primal", "links", "index")
-
-    def __init__(self, tag, primal, links):
-        self.tag = tag
-        self.primal = primal
-        self.links = links
-        tape = tag.tape
-        self.index = len(tape)
-        tape.append(self)
 
     def __repr__(self):
         links = self.links
         parts = ", ".join(f"#{links[k].index}: {links[k + 1]!r}" for k in range(0, len(links), 2))
         return f"TapeCell({self.tag!r}#{self.index}, {self.primal!r}, partials={{{parts}}})"
+
+
+def make_cell(tag, primal, links):
+    """A new cell of tag's tape: value ``primal``, ``links`` = (input, partial, ...)."""
+    c = TapeCell()
+    tape = tag.tape
+    c.tag, c.primal, c.links, c.index = tag, primal, links, len(tape)
+    tape.append(c)
+    return c
 
 
 class LinearMap:
@@ -60,7 +62,8 @@ def sweep(tape, seeds):
     """Sensitivities of every cell of ``tape``, given ``seeds`` = [(cell, sensitivity), ...].
 
     Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.  Hot path:
-    each step is a few list reads and one multiply-add per link.
+    the one- and two-input cells (all scalar primitives) are unrolled, and a float partial is
+    multiplied without asking whether it is a LinearMap.
     """
     sens = [None] * len(tape)
     top = -1
@@ -76,20 +79,34 @@ def sweep(tape, seeds):
             continue
         links = tape[i].links
         n = len(links)
-        if n == 2:
-            a, d = links
-            c = d.backward(s) if isinstance(d, LinearMap) else s * d
+        if n == 4:
+            a, da, b, db = links
+            ca = s * da if type(da) is float else _pull(s, da)
+            cb = s * db if type(db) is float else _pull(s, db)
             j = a.index
             v = sens[j]
-            sens[j] = c if v is None else v + c
+            sens[j] = ca if v is None else v + ca
+            j = b.index
+            v = sens[j]
+            sens[j] = cb if v is None else v + cb
+        elif n == 2:
+            a, da = links
+            ca = s * da if type(da) is float else _pull(s, da)
+            j = a.index
+            v = sens[j]
+            sens[j] = ca if v is None else v + ca
         elif n:
             for k in range(0, n, 2):
-                d = links[k + 1]
-                c = d.backward(s) if isinstance(d, LinearMap) else s * d
+                c = _pull(s, links[k + 1])
                 j = links[k].index
                 v = sens[j]
                 sens[j] = c if v is None else v + c
     return sens
+
+
+def _pull(s, d):
+    """Sensitivity s pulled back through partial d: s·d, or Jᵀ·s for a linear map."""
+    return d.backward(s) if isinstance(d, LinearMap) else s * d
 
 
 # The cyclic collector scans every live cell on each of its passes: with 10^4+ cells alive that

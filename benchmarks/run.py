@@ -1,0 +1,119 @@
+"""dvlad's benchmarks: ratios against a baseline timed in the same process (medians of repeats).
+
+    python benchmarks/run.py            # print the table
+    python benchmarks/run.py --record   # ... and append it to benchmarks/RESULTS.md
+
+Workloads (shared/BENCHMARKS.md):
+  (a)  derivative(f)(0.7) for f(x) = exp(sin x)·x, against f on plain floats with math.
+  (b)  gradient_r of chained Rosenbrock written as a Python loop over n scalars, against the
+       same f on plain floats, n = 10², 10³, 10⁴.
+"""
+import argparse
+import datetime
+import math
+import os
+import platform
+import statistics
+import sys
+import timeit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import dvlad as ad  # noqa: E402
+
+
+def best_per_call(fn, repeats, min_time=0.2):
+    """Median over ``repeats`` of the per-call time, each repeat running >= min_time seconds."""
+    timer = timeit.Timer(fn)
+    number, _ = timer.autorange()
+    number = max(1, int(number * min_time / 0.2))
+    return statistics.median(t / number for t in timer.repeat(repeats, number))
+
+
+def ratio(fn, baseline, repeats):
+    """Median over repeats of (time of fn / time of baseline), interleaved to share the noise."""
+    ratios = []
+    for _ in range(repeats):
+        tb = best_per_call(baseline, 3, 0.05)
+        tf = best_per_call(fn, 3, 0.05)
+        ratios.append(tf / tb)
+    return statistics.median(ratios), tb, tf
+
+
+def f_math(x):
+    return math.exp(math.sin(x)) * x
+
+
+def f_ad(x):
+    return ad.exp(ad.sin(x)) * x
+
+
+def rosenbrock(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        a = x[i + 1] - x[i] * x[i]
+        b = 1.0 - x[i]
+        total = total + 100.0 * a * a + b * b
+    return total
+
+
+def rosen_start(n):
+    return [-1.2 if i % 2 == 0 else 1.0 for i in range(n)]
+
+
+def workload_a(repeats):
+    df = ad.derivative(f_ad)
+    assert abs(df(0.7) - (math.exp(math.sin(0.7)) * (math.cos(0.7) * 0.7 + 1))) < 1e-14
+    r, tb, tf = ratio(lambda: df(0.7), lambda: f_math(0.7), repeats)
+    yield ("(a) derivative, f = exp(sin x)·x", "f on floats with math", r, tb, tf, "≤ 15×")
+    r2, tb2, _ = ratio(lambda: df(0.7), lambda: f_ad(0.7), repeats)
+    yield ("(a) derivative, same", "f on floats with dvlad.sin/exp", r2, tb2, tf, "")
+
+
+def workload_b(repeats, sizes):
+    g = ad.gradient_r(rosenbrock)
+    for n in sizes:
+        x = rosen_start(n)
+        r, tb, tf = ratio(lambda: g(x), lambda: rosenbrock(x), max(3, repeats // (n // 100 or 1)))
+        yield (f"(b) gradient_r, Rosenbrock loop n={n}", "f on floats", r, tb, tf, "≤ 60×, flat")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--record", action="store_true", help="append to benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    rows = []
+    for gen in (workload_a(args.repeats), workload_b(args.repeats, (100, 1000, 10000))):
+        for row in gen:
+            print(f"  {row[0]:<42} {row[2]:8.1f}×   (f {row[3] * 1e6:9.2f} µs, "
+                  f"dvlad {row[4] * 1e6:10.2f} µs)", flush=True)
+            rows.append(row)
+    if args.record:
+        record(rows, args)
+
+
+def record(rows, args):
+    import mpmath
+    import numpy
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+    lines = [
+        f"\n## {datetime.date.today().isoformat()} — `python benchmarks/run.py --record "
+        f"--repeats {args.repeats}`\n",
+        f"Python {platform.python_version()}, numpy {numpy.__version__}, mpmath "
+        f"{mpmath.__version__}, dvlad {ad.__version__}, {os.cpu_count()} cores "
+        f"({platform.machine()}). Ratio = median over repeats of dvlad time / baseline time, "
+        f"both timed in this process.\n",
+        "| workload | baseline | ratio | baseline per call | dvlad per call | target |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, basename, r, tb, tf, target in rows:
+        lines.append(f"| {name} | {basename} | {r:.1f}× | {tb * 1e6:.2f} µs | "
+                     f"{tf * 1e6:.2f} µs | {target} |")
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(f"appended to {path}")
+
+
+if __name__ == "__main__":
+    main()
