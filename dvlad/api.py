@@ -34,7 +34,10 @@ def _jvp(f, x, v, origin):
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
     try:
-        y = f(unflatten(tree, [make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
+        # A leaf whose direction is exactly 0 is a constant, not a bundle with tangent 0: this
+        # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
+        y = f(unflatten(tree, [a if (b == 0 and not isinstance(b, ADNumber))
+                               else make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
         out = f"{origin}'s result"
         return (map_leaves(lambda u: primal_of(u, tag), y, out),
                 map_leaves(lambda u: tangent_of(u, tag, zero), y, out))

@@ -115,18 +115,13 @@ def _np_sign(x):
     return np.sign(x)
 
 
-# name -> (math, numpy, mpmath).  Binary entries take (x, y).
+# The named base functions the rule table's expressions call (arithmetic operators are written
+# inline there): name -> (math, numpy, mpmath).
 _TABLE = {
-    "add":      (operator.add, operator.add, operator.add),
-    "sub":      (operator.sub, operator.sub, operator.sub),
-    "mul":      (operator.mul, operator.mul, operator.mul),
-    "div":      (operator.truediv, operator.truediv, operator.truediv),
     "pow":      (_pow, np.power, _mp_pow),
     "floordiv": (operator.floordiv, operator.floordiv, lambda x, y: mpmath.floor(mpmath.mpf(x) / y)),
-    "mod":      (operator.mod, operator.mod, operator.mod),
     "atan2":    (math.atan2, np.arctan2, mpmath.atan2),
     "hypot":    (math.hypot, np.hypot, mpmath.hypot),
-    "neg":      (operator.neg, operator.neg, operator.neg),
     "abs":      (abs, np.abs, abs),
     "sqrt":     (math.sqrt, np.sqrt, _mp_real(mpmath.sqrt)),
     "exp":      (math.exp, np.exp, mpmath.exp),
@@ -150,8 +145,7 @@ _TABLE = {
     "int":      (int, int, int),
 }
 
-ARITY = {name: (2 if name in ("add", "sub", "mul", "div", "pow", "floordiv", "mod",
-                              "atan2", "hypot") else 1) for name in _TABLE}
+ARITY = {name: (2 if name in ("pow", "floordiv", "atan2", "hypot") else 1) for name in _TABLE}
 
 
 def _dispatch1(name):

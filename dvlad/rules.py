@@ -1,12 +1,17 @@
 """THE rule table: each primitive's base function and its partials, stated once.
 
+Each row is Python expression text, as in DiffRules.jl: the base value in terms of the
+arguments' primals ``x`` (and ``y``), and one partial per argument in terms of ``x``, ``y`` and the
+result ``r``.  :mod:`dvlad.lift` compiles every row three ways from that one text:
+
+- the partials in dvlad's own overloaded operations, so a partial can itself be differentiated at
+  the next (older) tag: this is what makes forward-over-reverse and friends work;
+- the base value with the base-number functions of :mod:`dvlad.base` (mpf in, mpf out);
+- a fast path for float primals with the expressions inlined and ``math`` underneath.
+
 Forward mode multiplies each partial by its argument's tangent; reverse mode stores it on the
-tape.  A row gives one partial per argument, as a function of the arguments' primals and the
-result ``r``, written in dvlad's own operations so that it can itself be differentiated at the next
-(older) tag.  The names the partials use (``cos``, ``sqrt``, ``sign``, ``INF``...) are bound by
-:mod:`dvlad.lift` twice: to dvlad's overloaded primitives, and to plain ``math`` for the fast path
-taken when every primal is a float.  Piecewise-constant rows (``floor``...) have no partials: the
-derivative 0 is exact at every order, so they return a base number.
+tape.  Piecewise-constant rows have no partials: their derivative, 0, is exact at every order, so
+they return a base number.
 
 Conventions at kinks and domain edges (identical in both modes and every base type; pinned by
 tests/test_conventions.py; notes/conventions.md gives the reasons):
@@ -18,33 +23,55 @@ tests/test_conventions.py; notes/conventions.md gives the reasons):
     asin'(±1) = +inf, acos'(±1) = -inf
     atan2 and hypot at (0, 0): value 0, partials (0, 0)
 """
-# flake8: noqa: F821  -- the partials' free names are bound by dvlad.lift (see above)
-from . import base
+# flake8: noqa: F821  -- the helpers' free names are bound by dvlad.lift, once per namespace
+
+BINARY = [
+    # name        base            ∂/∂x                                  ∂/∂y
+    ("add",      "x + y",        "1.0",                                 "1.0"),
+    ("sub",      "x - y",        "1.0",                                 "-1.0"),
+    ("mul",      "x * y",        "y",                                   "x"),
+    ("div",      "x / y",        "1.0 / y",                             "-r / y"),
+    ("pow",      "pow(x, y)",    "pow_dx(x, y, r)",                     "pow_dy(x, y, r)"),
+    ("mod",      "x % y",        "1.0",                                 "-floor(x / y)"),
+    ("atan2",    "atan2(x, y)",  "y / (x*x + y*y) if x or y else 0.0",  "-x / (x*x + y*y) if x or y else 0.0"),
+    ("hypot",    "hypot(x, y)",  "x / r if r else 0.0",                 "y / r if r else 0.0"),
+]
+
+UNARY = [
+    # name        base            ∂/∂x
+    ("neg",      "-x",           "-1.0"),
+    ("abs",      "abs(x)",       "sign(x)"),
+    ("sqrt",     "sqrt(x)",      "0.5 / r if r else INF"),
+    ("exp",      "exp(x)",       "r"),
+    ("expm1",    "expm1(x)",     "r + 1.0"),
+    ("log",      "log(x)",       "1.0 / x if x else INF"),
+    ("log1p",    "log1p(x)",     "1.0 / (1.0 + x) if x != -1 else INF"),
+    ("sin",      "sin(x)",       "cos(x)"),
+    ("cos",      "cos(x)",       "-sin(x)"),
+    ("tan",      "tan(x)",       "1.0 + r * r"),
+    ("asin",     "asin(x)",      "1.0 / sqrt(1.0 - x * x) if x * x != 1 else INF"),
+    ("acos",     "acos(x)",      "-1.0 / sqrt(1.0 - x * x) if x * x != 1 else -INF"),
+    ("atan",     "atan(x)",      "1.0 / (1.0 + x * x)"),
+    ("sinh",     "sinh(x)",      "cosh(x)"),
+    ("cosh",     "cosh(x)",      "sinh(x)"),
+    ("tanh",     "tanh(x)",      "1.0 - r * r"),
+]
+
+PIECEWISE = [
+    # name        arity  base: derivative 0 at every order, the result is a base number
+    ("floordiv",  2,     "floordiv(x, y)"),
+    ("sign",      1,     "sign(x)"),
+    ("floor",     1,     "floor(x)"),
+    ("ceil",      1,     "ceil(x)"),
+    ("trunc",     1,     "trunc(x)"),
+    ("round",     1,     "round(x)"),
+    ("int",       1,     "int(x)"),
+]
 
 
-class Rule:
-    """One primitive: its name, base function(s) and one partial per argument."""
-
-    __slots__ = ("name", "arity", "base", "float_base", "partials", "float_partials", "op")
-
-    def __init__(self, name, *partials):
-        self.name = name
-        self.arity = base.ARITY[name]
-        self.base = base.BASE[name]
-        self.float_base = base.FLOAT[name]
-        self.partials = partials        # rebound to dvlad's operations by dvlad.lift
-        self.float_partials = partials  # rebound to math by dvlad.lift
-        self.op = None                  # the public dvlad function, set by dvlad.lift
-        if partials and len(partials) != self.arity:
-            raise ValueError(f"rule {name}: {self.arity} arguments but {len(partials)} partials")
-
-    def __repr__(self):
-        return f"Rule({self.name})"
-
-
-def _pow_dx(x, y, r):
-    # Away from x = 0 the formula holds for every y (y = 0 included: its y-derivative x**-1 must
-    # survive nesting).  At x = 0 it would divide by zero for y < 1: the conventions above.
+def pow_dx(x, y, r):
+    """∂(x**y)/∂x.  Away from x = 0 the formula holds for every y (y = 0 included: its
+    y-derivative x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1."""
     if x == 0 and y < 1:
         if y == 0:
             return 0.0
@@ -52,54 +79,32 @@ def _pow_dx(x, y, r):
     return y * x ** (y - 1)
 
 
-def _pow_dy(x, y, r):
+def pow_dy(x, y, r):
+    """∂(x**y)/∂y = x**y·log x; 0 at x = 0, nan for x < 0 where no real derivative exists."""
     if x > 0:
         return r * log(x)
-    return 0 if x == 0 else NAN
+    return 0.0 if x == 0 else NAN
 
 
-TABLE = [
-    #    name        partial wrt each argument, at primals (x[, y]) with result r
-    Rule("add",      lambda x, y, r: 1.0,
-                     lambda x, y, r: 1.0),
-    Rule("sub",      lambda x, y, r: 1.0,
-                     lambda x, y, r: -1.0),
-    Rule("mul",      lambda x, y, r: y,
-                     lambda x, y, r: x),
-    Rule("div",      lambda x, y, r: 1 / y,
-                     lambda x, y, r: -r / y),
-    Rule("pow",      _pow_dx,
-                     _pow_dy),
-    Rule("mod",      lambda x, y, r: 1.0,
-                     lambda x, y, r: -floor(x / y)),
-    Rule("atan2",    lambda y, x, r: x / (x * x + y * y) if x != 0 or y != 0 else 0,
-                     lambda y, x, r: -y / (x * x + y * y) if x != 0 or y != 0 else 0),
-    Rule("hypot",    lambda x, y, r: x / r if r != 0 else 0,
-                     lambda x, y, r: y / r if r != 0 else 0),
-    Rule("neg",      lambda x, r: -1.0),
-    Rule("abs",      lambda x, r: sign(x)),
-    Rule("sqrt",     lambda x, r: 0.5 / r if r != 0 else INF),
-    Rule("exp",      lambda x, r: r),
-    Rule("expm1",    lambda x, r: r + 1),
-    Rule("log",      lambda x, r: 1 / x if x != 0 else INF),
-    Rule("log1p",    lambda x, r: 1 / (1 + x) if x != -1 else INF),
-    Rule("sin",      lambda x, r: cos(x)),
-    Rule("cos",      lambda x, r: -sin(x)),
-    Rule("tan",      lambda x, r: 1 + r * r),
-    Rule("asin",     lambda x, r: 1 / sqrt(1 - x * x) if x * x != 1 else INF),
-    Rule("acos",     lambda x, r: -1 / sqrt(1 - x * x) if x * x != 1 else -INF),
-    Rule("atan",     lambda x, r: 1 / (1 + x * x)),
-    Rule("sinh",     lambda x, r: cosh(x)),
-    Rule("cosh",     lambda x, r: sinh(x)),
-    Rule("tanh",     lambda x, r: 1 - r * r),
-    # piecewise constant: derivative 0 at every order, the result is a base number
-    Rule("floordiv"),
-    Rule("sign"),
-    Rule("floor"),
-    Rule("ceil"),
-    Rule("trunc"),
-    Rule("round"),
-    Rule("int"),
-]
+HELPERS = {"pow_dx": pow_dx, "pow_dy": pow_dy}
 
+
+class Rule:
+    """One row of the table, compiled by dvlad.lift: ``op`` is the public primitive."""
+
+    __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials", "op")
+
+    def __init__(self, name, arity, base_text, partial_texts):
+        self.name, self.arity = name, arity
+        self.base_text, self.partial_texts = base_text, partial_texts
+        self.base = self.partials = self.op = None      # set by dvlad.lift
+
+    def __repr__(self):
+        parts = ", ".join(self.partial_texts)
+        return f"Rule({self.name}: {self.base_text}; partials {parts or 'none (piecewise constant)'})"
+
+
+TABLE = ([Rule(name, 2, b, (dx, dy)) for name, b, dx, dy in BINARY]
+         + [Rule(name, 1, b, (dx,)) for name, b, dx in UNARY]
+         + [Rule(name, arity, b, ()) for name, arity, b in PIECEWISE])
 RULES = {rule.name: rule for rule in TABLE}
