@@ -9,7 +9,7 @@ the same structure.  Jacobians and Hessians are lists of rows over the *flattene
 from .base import one_like, zero_like
 from .bundle import Bundle, make_bundle, primal_of, tangent_of
 from .number import ADNumber, strip
-from .structures import describe, flatten, is_number, map_leaves, unflatten
+from .structures import describe, flatten, is_number, leaf, map_leaves, unflatten
 from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from .tape import TapeCell, gc_paused, make_cell, sweep
 
@@ -24,8 +24,13 @@ def _real(x, who):
     return x
 
 
-def _jvp(f, x, v, origin):
-    """(f(x), J·v, zero) for structures x, v of one shape; one forward pass."""
+def _forward(f, x, v, origin):
+    """(f(x), J·v) for structures x, v of one shape, by one forward pass.
+
+    A function in f's result comes back as a function (see notes/functions-as-results.md):
+    its eta-expansion, whose every full application runs a fresh forward pass, so that it makes
+    the newest tag there and cannot confuse its perturbation with its caller's.
+    """
     leaves, tree = flatten(x, f"{origin}'s input")
     vleaves, _ = flatten(v, f"{origin}'s direction")
     if len(vleaves) != len(leaves):
@@ -38,15 +43,41 @@ def _jvp(f, x, v, origin):
         # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
         y = f(unflatten(tree, [a if (b == 0 and not isinstance(b, ADNumber))
                                else make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
-        out = f"{origin}'s result"
-        return (map_leaves(lambda u: primal_of(u, tag), y, out),
-                map_leaves(lambda u: tangent_of(u, tag, zero), y, out))
+        who = f"{origin}'s result"
+        outs, out_tree = flatten(y, who, functions=True)
+        primals, tangents = [], []
+        for k, u in enumerate(outs):
+            if is_number(u):
+                primals.append(primal_of(u, tag))
+                tangents.append(tangent_of(u, tag, zero))
+            else:
+                primals.append(_eta_primal(f, x, k, who))
+                tangents.append(_eta_tangent(f, x, v, k, who, origin))
+        return unflatten(out_tree, primals), unflatten(out_tree, tangents)
     finally:
         tag.live = False
 
 
+def _eta_tangent(f, x, v, k, who, origin):
+    """The tangent of the function at leaf k of f(x): a fresh forward pass per application."""
+    def tangent_function(*args, **kwargs):
+        return _forward(lambda x2: leaf(f(x2), k, who)(*args, **kwargs), x, v, origin)[1]
+    tangent_function.__qualname__ = f"{origin} of a function-valued function"
+    return tangent_function
+
+
+def _eta_primal(f, x, k, who):
+    """The function at leaf k of f(x), with the perturbation removed (f runs again at x)."""
+    def primal_function(*args, **kwargs):
+        return leaf(f(x), k, who)(*args, **kwargs)
+    return primal_function
+
+
 def derivative(f):
     """f′ by forward mode: x ↦ d/dx f(x), for f from a real number to numbers or structures.
+
+    If f(x) is a function (or contains functions), so is f′(x): f′(x)(y...) is the partial
+    derivative of the uncurried f with respect to its first argument.
 
     >>> derivative(lambda x: x * x)(3.0)
     6.0
@@ -64,9 +95,12 @@ def derivative(f):
             y = f(b)
             if type(y) is Bundle and y.tag is tag:
                 return y.tangent
-            return map_leaves(lambda u: tangent_of(u, tag, zero), y, "derivative's result")
+            if is_number(y):
+                return tangent_of(y, tag, zero)
         finally:
             tag.live = False
+        # A structure, or functions: the general path (which runs f again if it must).
+        return _forward(f, x, one, "derivative")[1]
     return f_prime
 
 
@@ -76,7 +110,7 @@ def jvp(f, x, v):
     >>> jvp(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
     (6.0, 3.0)
     """
-    return _jvp(f, x, v, "jvp")
+    return _forward(f, x, v, "jvp")
 
 
 def directional_derivative(f, x, v):
@@ -85,7 +119,7 @@ def directional_derivative(f, x, v):
     >>> directional_derivative(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 1.0))
     5.0
     """
-    return _jvp(f, x, v, "directional_derivative")[1]
+    return _forward(f, x, v, "directional_derivative")[1]
 
 
 def gradient_f(f):
@@ -100,7 +134,7 @@ def gradient_f(f):
         out = []
         for j in range(len(leaves)):
             e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
-            value, slope = _jvp(f, x, e_j, "gradient_f")
+            value, slope = _forward(f, x, e_j, "gradient_f")
             _real(value, "gradient_f's function value")
             out.append(slope)
         return unflatten(tree, out)
@@ -181,7 +215,7 @@ def jacobian_f(f):
         columns = []
         for j in range(len(leaves)):
             e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
-            columns.append(flatten(_jvp(f, x, e_j, "jacobian_f")[1], "jacobian_f's result")[0])
+            columns.append(flatten(_forward(f, x, e_j, "jacobian_f")[1], "jacobian_f's result")[0])
         m = len(columns[0]) if columns else len(flatten(f(x), "jacobian_f's result")[0])
         return [[columns[j][i] for j in range(len(leaves))] for i in range(m)]
     return jac

@@ -94,13 +94,13 @@ def _sign(x):
 
 # ---- the mpmath family: stay real, raise where math raises ----------------------------------
 
-def _mp_real(f):
-    def g(*args):
-        r = f(*args)
+def _mp_real(f, name):
+    def g(x):
+        r = f(x)
         if type(r) is not MPF:
-            raise ValueError(f"math domain error: {f.__name__}{args} is not real")
+            raise ValueError(f"math domain error: {name}({x!r}) is not real")
         return r
-    g.__name__ = f.__name__
+    g.__name__ = name
     return g
 
 
@@ -123,16 +123,16 @@ _TABLE = {
     "atan2":    (math.atan2, np.arctan2, mpmath.atan2),
     "hypot":    (math.hypot, np.hypot, mpmath.hypot),
     "abs":      (abs, np.abs, abs),
-    "sqrt":     (math.sqrt, np.sqrt, _mp_real(mpmath.sqrt)),
+    "sqrt":     (math.sqrt, np.sqrt, _mp_real(mpmath.sqrt, "sqrt")),
     "exp":      (math.exp, np.exp, mpmath.exp),
     "expm1":    (math.expm1, np.expm1, mpmath.expm1),
-    "log":      (_log, np.log, _mp_real(mpmath.log)),
-    "log1p":    (_log1p, np.log1p, _mp_real(mpmath.log1p)),
+    "log":      (_log, np.log, _mp_real(mpmath.log, "log")),
+    "log1p":    (_log1p, np.log1p, _mp_real(mpmath.log1p, "log1p")),
     "sin":      (math.sin, np.sin, mpmath.sin),
     "cos":      (math.cos, np.cos, mpmath.cos),
     "tan":      (math.tan, np.tan, mpmath.tan),
-    "asin":     (math.asin, np.arcsin, _mp_real(mpmath.asin)),
-    "acos":     (math.acos, np.arccos, _mp_real(mpmath.acos)),
+    "asin":     (math.asin, np.arcsin, _mp_real(mpmath.asin, "asin")),
+    "acos":     (math.acos, np.arccos, _mp_real(mpmath.acos, "acos")),
     "atan":     (math.atan, np.arctan, mpmath.atan),
     "sinh":     (math.sinh, np.sinh, mpmath.sinh),
     "cosh":     (math.cosh, np.cosh, mpmath.cosh),

@@ -4,7 +4,7 @@ A bundle for tag ε is primal + tangent·ε with ε² = 0.  Its primal and tange
 older than ε, so a value's layers are ordered newest outermost.
 """
 from .number import ADNumber
-from .tags import TagOrderError
+from .tags import TagOrderError, newer
 
 
 class Bundle(ADNumber):
@@ -38,7 +38,7 @@ def tangent_of(v, tag, zero):
         if not vt.live:
             v = v.primal
             continue
-        if vt.n < tag.n:
+        if newer(vt, tag) is tag:
             return zero
         if type(v) is not Bundle:
             raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
@@ -55,7 +55,7 @@ def primal_of(v, tag):
         if vt is tag or not vt.live:
             v = v.primal
             continue
-        if vt.n < tag.n:
+        if newer(vt, tag) is tag:
             return v
         if type(v) is not Bundle:
             raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "

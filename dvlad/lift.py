@@ -23,7 +23,7 @@ from . import base
 from .bundle import Bundle, make_bundle
 from .number import strip
 from .rules import HELPERS, TABLE
-from .tags import FORWARD, NotDifferentiableError
+from .tags import FORWARD, NotDifferentiableError, newer
 from .tape import TapeCell, make_cell
 
 
@@ -53,7 +53,7 @@ def _lift2(rule, x, y):
         bad = y if gx is not None else x
         raise NotDifferentiableError(f"dvlad.{rule.name} differentiates real numbers; got "
                                      f"{type(bad).__name__} {bad!r}")
-    tag = gx if (gy is None or (gx is not None and gx.n >= gy.n)) else gy
+    tag = newer(gx, gy)
     xin, yin = gx is tag, gy is tag
     px = x.primal if xin else x
     py = y.primal if yin else y

@@ -75,7 +75,7 @@ def pow_dx(x, y, r):
     if x == 0 and y < 1:
         if y == 0:
             return 0.0
-        return INF if y > 0 else y * x ** (y - 1)   # y < 0: 0**y has already raised
+        return INF if y > 0 else y * x ** (y - 1)   # y < 0: int, float, mpf raised at 0**y
     return y * x ** (y - 1)
 
 

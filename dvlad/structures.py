@@ -25,21 +25,25 @@ def describe(x):
     return f"{type(x).__name__} {text}"
 
 
-def flatten(x, who):
-    """(leaves, tree) of structure x; a leaf that is not a real number is a TypeError."""
+def flatten(x, who, functions=False):
+    """(leaves, tree) of structure x; a leaf that is not a real number is a TypeError.
+
+    With ``functions=True`` a function is a leaf too (derivatives of function-valued functions).
+    """
     leaves = []
-    tree = _flatten(x, leaves, who)
+    tree = _flatten(x, leaves, who, functions)
     return leaves, tree
 
 
-def _flatten(x, leaves, who):
-    if is_number(x):
+def _flatten(x, leaves, who, functions):
+    if is_number(x) or (functions and callable(x)):
         leaves.append(x)
         return _LEAF
     if isinstance(x, (tuple, list)):
-        return (type(x), [_flatten(v, leaves, who) for v in x])
+        return (type(x), [_flatten(v, leaves, who, functions) for v in x])
     if isinstance(x, dict):
-        return (type(x), list(x.keys()), [_flatten(v, leaves, who) for v in x.values()])
+        return (type(x), list(x.keys()),
+                [_flatten(v, leaves, who, functions) for v in x.values()])
     what = "a function" if callable(x) else describe(x)
     raise NotDifferentiableError(
         f"{who} must be real numbers in nested tuples, lists and dicts; it contains {what}")
@@ -72,3 +76,8 @@ def map_leaves(fn, x, who):
     """x with every number leaf replaced by fn(leaf); containers keep their types."""
     leaves, tree = flatten(x, who)
     return unflatten(tree, [fn(v) for v in leaves])
+
+
+def leaf(x, k, who):
+    """The k-th leaf (numbers and functions, in flatten order) of structure x."""
+    return flatten(x, who, functions=True)[0][k]

@@ -1,8 +1,8 @@
 """Perturbation tags: the gensym counter, their order, their liveness, and dvlad's errors.
 
 A tag is made each time a derivative operator is *applied* (never when it is built), from one
-process-wide counter, so a newer tag always has a larger number.  Nothing outside this module
-compares tags: use :func:`newer`.
+process-wide counter, so a newer tag always has a larger number.  :func:`newer` is the order;
+the generated fast paths in dvlad.lift never compare two different tags (they test identity).
 
 A tag is *live* while the call that made it is running.  When the call returns the tag dies: any
 bundle or tape cell that escaped the call is, from then on, a constant equal to its primal.
@@ -36,10 +36,10 @@ def new_tag(kind, origin):
 
 
 def newer(a, b):
-    """The newer of two tags (either may be None, meaning 'no perturbation')."""
+    """The newer of two tags (either may be None, meaning 'no perturbation'); a if they are one."""
     if a is None:
         return b
-    if b is None or a.n > b.n:
+    if b is None or a.n >= b.n:
         return a
     return b
 

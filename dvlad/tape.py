@@ -45,11 +45,15 @@ class LinearMap:
     """A partial that is a linear map J rather than a number.
 
     Subclasses implement ``forward(t)`` = J·t and ``backward(s)`` = Jᵀ·s with dvlad's operations,
-    so that they nest.
+    so that they nest.  Forward mode computes ``partial * tangent``, which for a map is J·t (the
+    map is on the left, so its ``__mul__`` runs); the sweep calls ``backward``.
     """
 
     __slots__ = ()
     __array_ufunc__ = None
+
+    def __mul__(self, t):
+        return self.forward(t)
 
     def forward(self, t):
         raise NotImplementedError

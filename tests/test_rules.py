@@ -1,0 +1,316 @@
+"""Every differentiable primitive against an independent oracle, in every mode and base type.
+
+One table of primitives and sample points; one parametrized test runs it over
+{forward, reverse} at order 1, {FF, FR, RF, RR} nestings at order 2, and base types
+{mpf at 50 digits, float, numpy float64, numpy float32}.  Binary primitives are differentiated
+with respect to each argument separately, along a diagonal that perturbs both arguments at once,
+and (order 2) in their mixed partial.
+
+Oracle: ``mpmath.diff`` on the corresponding mpmath function, at 70 digits, evaluated at the very
+same input point (the float/float32 inputs converted exactly to mpf).  The piecewise-constant
+primitives (floor, ceil, trunc, round, int, sign, floordiv) have their own test below.
+"""
+import functools
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from mpmath import mp
+
+import dvlad as ad
+
+MPF = type(mpmath.mpf(1))
+ORACLE_DPS = 70
+WORK_DPS = 50
+
+# Base types: how to make a number from its decimal string, the type a result must have, and the
+# relative tolerance against the 70-digit oracle.
+KINDS = {
+    "mpf": (mpmath.mpf, MPF, mpmath.mpf("1e-45")),
+    "float": (float, float, 1e-13),
+    "float64": (np.float64, np.float64, 1e-13),
+    "float32": (np.float32, np.float32, 1e-6),
+}
+
+# Unary rows: (id, dvlad function, mpmath function, point).  Constant exponents of pow are
+# written as plain Python numbers on purpose: they mix with every base type.
+UNARY = [
+    ("neg", ad.neg, lambda x: -x, "0.7"),
+    ("abs_pos", ad.abs, abs, "0.8"),
+    ("abs_neg", ad.abs, abs, "-1.3"),
+    ("sqrt", ad.sqrt, mpmath.sqrt, "2.5"),
+    ("exp", ad.exp, mpmath.exp, "0.7"),
+    ("expm1", ad.expm1, mpmath.expm1, "0.3"),
+    ("expm1_neg", ad.expm1, mpmath.expm1, "-0.8"),
+    ("log", ad.log, mpmath.log, "2.5"),
+    ("log_small", ad.log, mpmath.log, "0.4"),
+    ("log1p", ad.log1p, mpmath.log1p, "0.4"),
+    ("log1p_neg", ad.log1p, mpmath.log1p, "-0.6"),
+    ("sin", ad.sin, mpmath.sin, "0.7"),
+    ("sin_neg", ad.sin, mpmath.sin, "-2.1"),
+    ("cos", ad.cos, mpmath.cos, "0.7"),
+    ("cos_neg", ad.cos, mpmath.cos, "-2.1"),
+    ("tan", ad.tan, mpmath.tan, "0.6"),
+    ("tan_neg", ad.tan, mpmath.tan, "-1.1"),
+    ("asin", ad.asin, mpmath.asin, "0.3"),
+    ("asin_neg", ad.asin, mpmath.asin, "-0.7"),
+    ("acos", ad.acos, mpmath.acos, "0.3"),
+    ("acos_neg", ad.acos, mpmath.acos, "-0.7"),
+    ("atan", ad.atan, mpmath.atan, "1.7"),
+    ("atan_neg", ad.atan, mpmath.atan, "-0.4"),
+    ("sinh", ad.sinh, mpmath.sinh, "0.9"),
+    ("cosh", ad.cosh, mpmath.cosh, "0.9"),
+    ("cosh_neg", ad.cosh, mpmath.cosh, "-1.2"),
+    ("tanh", ad.tanh, mpmath.tanh, "0.8"),
+    ("pow_const_int", lambda x: ad.pow(x, 3), lambda x: x ** 3, "1.3"),
+    ("pow_const_int_neg", lambda x: ad.pow(x, -2), lambda x: x ** -2, "1.3"),
+    ("pow_const_float", lambda x: ad.pow(x, 2.5), lambda x: x ** mpmath.mpf(2.5), "1.3"),
+    ("pow_const_float_small", lambda x: ad.pow(x, 0.5), lambda x: x ** mpmath.mpf(0.5), "1.3"),
+    ("pow_operator", lambda x: x ** 3, lambda x: x ** 3, "0.9"),
+    ("rpow_operator", lambda x: 2.5 ** x, lambda x: mpmath.mpf(2.5) ** x, "0.9"),
+    ("pow_neg_base_int", lambda x: ad.pow(x, 3), lambda x: x ** 3, "-1.5"),
+    ("pow_neg_base_int_neg", lambda x: ad.pow(x, -2), lambda x: x ** -2, "-1.5"),
+    ("pow_neg_base_int_4", lambda x: ad.pow(x, 4), lambda x: x ** 4, "-0.7"),
+]
+
+
+def _mp_mod(x, y):
+    return x - y * mpmath.floor(x / y)       # Python's floored modulo
+
+
+# Binary rows: (id, dvlad function, mpmath function, a, b).
+BINARY = [
+    ("add", ad.add, lambda x, y: x + y, "1.3", "0.7"),
+    ("sub", ad.sub, lambda x, y: x - y, "1.3", "0.7"),
+    ("mul", ad.mul, lambda x, y: x * y, "1.3", "-0.7"),
+    ("div", ad.div, lambda x, y: x / y, "1.3", "0.7"),
+    ("div_neg", ad.div, lambda x, y: x / y, "-0.9", "-1.6"),
+    ("pow", ad.pow, lambda x, y: x ** y, "1.7", "2.3"),
+    ("pow_small_base", ad.pow, lambda x, y: x ** y, "0.4", "-1.3"),
+    ("pow_y0", ad.pow, lambda x, y: x ** y, "2.5", "0"),
+    ("mod", ad.mod, _mp_mod, "5.3", "1.7"),
+    ("mod_neg_x", ad.mod, _mp_mod, "-5.3", "1.7"),
+    ("mod_neg_y", ad.mod, _mp_mod, "5.3", "-1.7"),
+    ("atan2_q1", ad.atan2, mpmath.atan2, "0.6", "0.8"),
+    ("atan2_q2", ad.atan2, mpmath.atan2, "0.6", "-0.8"),
+    ("atan2_q3", ad.atan2, mpmath.atan2, "-0.6", "-0.8"),
+    ("atan2_q4", ad.atan2, mpmath.atan2, "-0.6", "0.8"),
+    ("hypot", ad.hypot, mpmath.hypot, "1.2", "0.5"),
+    ("hypot_neg", ad.hypot, mpmath.hypot, "-0.8", "-0.6"),
+]
+
+UNARY_BY_ID = {row[0]: row for row in UNARY}
+BINARY_BY_ID = {row[0]: row for row in BINARY}
+
+# Which slice of a binary primitive a one-variable test differentiates:
+#   x: t ↦ f(t, b) at a;  y: t ↦ f(a, t) at b;  diag: t ↦ f(a + t, b + 2t) at 0.
+WHICH = ("x", "y", "diag")
+
+OPERATORS = {"F": ad.derivative, "R": ad.gradient_r}
+ORDER1 = ("F", "R")
+ORDER2 = ("FF", "FR", "RF", "RR")
+
+
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    with mp.workdps(WORK_DPS):
+        yield
+
+
+def _point(kind, text):
+    """The base number of ``kind`` for decimal ``text`` (mpf rounded at 50 digits)."""
+    with mp.workdps(WORK_DPS):
+        return KINDS[kind][0](text)
+
+
+def _as_mpf(x):
+    """x exactly as an mpf (floats and float32 convert without rounding)."""
+    return x if type(x) is MPF else mpmath.mpf(float(x))
+
+
+def _one_variable(case, which, kind):
+    """(dvlad g, mpmath g, point) of the one-variable function a test differentiates."""
+    if case in UNARY_BY_ID:
+        _, f, mf, a = UNARY_BY_ID[case]
+        return f, mf, _point(kind, a)
+    _, f, mf, a, b = BINARY_BY_ID[case]
+    a, b = _point(kind, a), _point(kind, b)
+    ma, mb = _as_mpf(a), _as_mpf(b)
+    if which == "x":
+        return (lambda t: f(t, b)), (lambda t: mf(t, mb)), a
+    if which == "y":
+        return (lambda t: f(a, t)), (lambda t: mf(ma, t)), b
+    zero = _point(kind, "0")
+    return (lambda t: f(a + t, b + 2 * t)), (lambda t: mf(ma + t, mb + 2 * t)), zero
+
+
+@functools.lru_cache(maxsize=None)
+def _oracle(case, which, order, kind):
+    _, mg, x0 = _one_variable(case, which, kind)
+    x0 = _as_mpf(x0)
+    with mp.workdps(ORACLE_DPS):
+        return mpmath.diff(mg, x0, order)
+
+
+@functools.lru_cache(maxsize=None)
+def _mixed_oracle(case, kind):
+    _, _, mf, a, b = BINARY_BY_ID[case]
+    a, b = _as_mpf(_point(kind, a)), _as_mpf(_point(kind, b))
+    with mp.workdps(ORACLE_DPS):
+        return mpmath.diff(mf, (a, b), (1, 1))
+
+
+def _assert_close(got, want, kind):
+    _, typ, rtol = KINDS[kind]
+    assert type(got) is typ, f"expected a {typ.__name__}, got {type(got).__name__}: {got!r}"
+    if kind == "mpf":
+        err, scale = abs(got - want), abs(want)
+    else:
+        err, scale = abs(float(got) - float(want)), abs(float(want))
+    # An exactly-zero derivative (add'', mul's pure second partials, ...) must come out as
+    # (essentially) zero: the oracle's own value there is ~1e-70.
+    assert err <= rtol * max(scale, 1e-20), f"got {got!r}, want {mpmath.nstr(want, 20)}"
+
+
+def _cases():
+    for row in UNARY:
+        yield row[0], "-"
+    for row in BINARY:
+        for which in WHICH:
+            yield row[0], which
+
+
+CASES = list(_cases())
+CASE_IDS = [f"{c}-{w}" if w != "-" else c for c, w in CASES]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("modes", ORDER1 + ORDER2)
+@pytest.mark.parametrize("case,which", CASES, ids=CASE_IDS)
+def test_rule_against_mpmath(case, which, modes, kind):
+    g, _, x0 = _one_variable(case, which, kind)
+    d = g
+    for m in reversed(modes):            # "FR" = forward (outer) over reverse (inner)
+        d = OPERATORS[m](d)
+    got = d(x0)
+    _assert_close(got, _oracle(case, which, len(modes), kind), kind)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("outer_arg", ["x", "y"])
+@pytest.mark.parametrize("modes", ORDER2)
+@pytest.mark.parametrize("case", [row[0] for row in BINARY])
+def test_mixed_partial_against_mpmath(case, modes, outer_arg, kind):
+    """∂²f/∂x∂y by differentiating over one argument outside and the other inside."""
+    _, f, _, a, b = BINARY_BY_ID[case]
+    a, b = _point(kind, a), _point(kind, b)
+    outer, inner = OPERATORS[modes[0]], OPERATORS[modes[1]]
+    if outer_arg == "x":
+        got = outer(lambda u: inner(lambda v: f(u, v))(b))(a)
+    else:
+        got = outer(lambda v: inner(lambda u: f(u, v))(a))(b)
+    _assert_close(got, _mixed_oracle(case, kind), kind)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("case", [row[0] for row in BINARY])
+def test_binary_gradient_both_modes_against_mpmath(case, kind):
+    """gradient_f and gradient_r of (x, y) ↦ f(x, y): both partials in one call."""
+    _, f, mf, a, b = BINARY_BY_ID[case]
+    a, b = _point(kind, a), _point(kind, b)
+    want = (_oracle(case, "x", 1, kind), _oracle(case, "y", 1, kind))
+    for grad in (ad.gradient_f, ad.gradient_r):
+        got = grad(lambda p: f(p[0], p[1]))((a, b))
+        assert type(got) is tuple and len(got) == 2
+        _assert_close(got[0], want[0], kind)
+        _assert_close(got[1], want[1], kind)
+
+
+# ---- piecewise-constant primitives: derivative exactly 0, value a plain base number -------------
+
+def _sign_ref(x):
+    return (x > 0) - (x < 0)
+
+
+# (id, dvlad function of (variable, constant c), reference on Python floats, c, points)
+PIECEWISE = [
+    ("floor", lambda t, c: ad.floor(t), lambda t, c: math.floor(t), None, ("-2.7", "3.2")),
+    ("ceil", lambda t, c: ad.ceil(t), lambda t, c: math.ceil(t), None, ("-2.7", "3.2")),
+    ("trunc", lambda t, c: ad.trunc(t), lambda t, c: math.trunc(t), None, ("-2.7", "3.2")),
+    ("round", lambda t, c: ad.round(t), lambda t, c: round(t), None, ("-2.7", "3.2")),
+    ("int", lambda t, c: ad.int(t), lambda t, c: int(t), None, ("-2.7", "3.2")),
+    ("sign", lambda t, c: ad.sign(t), lambda t, c: _sign_ref(t), None, ("-2.7", "3.2")),
+    ("floordiv_x", ad.floordiv, lambda t, c: t // c, "1.7", ("-5.3", "5.3")),
+    ("floordiv_y", lambda t, c: ad.floordiv(c, t), lambda t, c: c // t, "5.3", ("-1.7", "1.7")),
+    ("floordiv_operator", lambda t, c: t // c, lambda t, c: t // c, "1.7", ("-5.3", "5.3")),
+]
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("modes", ORDER1 + ORDER2)
+@pytest.mark.parametrize("case,fn,ref,const,points", PIECEWISE, ids=[p[0] for p in PIECEWISE])
+def test_piecewise_derivative_is_exact_zero(case, fn, ref, const, points, modes, kind):
+    c = None if const is None else _point(kind, const)
+    for text in points:
+        x0 = _point(kind, text)
+        seen = []
+
+        def g(t):
+            r = fn(t, c)
+            seen.append(r)
+            return r
+
+        d = g
+        for m in reversed(modes):
+            d = OPERATORS[m](d)
+        got = d(x0)
+        assert got == 0 and type(got) is KINDS[kind][1], repr(got)
+        assert seen, "the function was never called"
+        want = ref(float(x0), None if c is None else float(c))
+        for r in seen:
+            assert not isinstance(r, (ad.Bundle, ad.TapeCell)), repr(r)
+            assert r == want, (r, want)
+
+
+# ---- values keep their type; mpf stays exact when mixed with float constants -------------------
+
+@functools.lru_cache(maxsize=None)
+def _value_oracle(case, which, kind):
+    _, mg, x0 = _one_variable(case, which, kind)
+    with mp.workdps(ORACLE_DPS):
+        return mg(_as_mpf(x0))
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("case,which", CASES, ids=CASE_IDS)
+def test_value_keeps_the_input_type(case, which, kind):
+    """f(x) as a base call, and as the primal of jvp and vjp: right type, right value."""
+    g, _, x0 = _one_variable(case, which, kind)
+    want = _value_oracle(case, which, kind)
+    one = _point(kind, "1")
+    _assert_close(g(x0), want, kind)
+    _assert_close(ad.jvp(g, x0, one)[0], want, kind)
+    _assert_close(ad.vjp(g, x0)[0], want, kind)
+
+
+@pytest.mark.parametrize("modes", ORDER1 + ORDER2)
+@pytest.mark.parametrize("which", ["x", "y"])
+@pytest.mark.parametrize("case", [row[0] for row in BINARY])
+def test_mpf_variable_with_float_constant_stays_exact(case, which, modes):
+    """An mpf variable against a plain-float constant: the result is an mpf exact to 50 digits
+    (the constant converts exactly, so its partials must not be computed in float)."""
+    _, f, mf, a, b = BINARY_BY_ID[case]
+    if which == "x":
+        x0, c = _point("mpf", a), float(b)
+        g, mg = (lambda t: f(t, c)), (lambda t: mf(t, mpmath.mpf(c)))
+    else:
+        x0, c = _point("mpf", b), float(a)
+        g, mg = (lambda t: f(c, t)), (lambda t: mf(mpmath.mpf(c), t))
+    d = g
+    for m in reversed(modes):
+        d = OPERATORS[m](d)
+    got = d(x0)
+    with mp.workdps(ORACLE_DPS):
+        want = mpmath.diff(mg, x0, len(modes))
+    _assert_close(got, want, "mpf")
