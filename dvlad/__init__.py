@@ -6,7 +6,9 @@
 """
 from .api import (derivative, directional_derivative, gradient_f, gradient_r, hessian, hvp,
                   jacobian_f, jacobian_r, jvp, primal, vjp)
+from . import naive
 from .bundle import Bundle
+from .graph import GraphvizMissingError, tape_graph, tape_text
 from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
                    floordiv, hypot, int, log, log1p, mod, mul, neg, pow, round, sign, sin, sinh,
                    sqrt, sub, tan, tanh, trunc)
@@ -21,6 +23,7 @@ __all__ = [
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
     "floor", "floordiv", "hypot", "int", "log", "log1p", "mod", "mul", "neg", "pow", "round",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
-    "Bundle", "TapeCell", "LinearMap",
+    "Bundle", "TapeCell", "LinearMap", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
+    "GraphvizMissingError",
 ]

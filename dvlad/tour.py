@@ -42,6 +42,40 @@ def nesting():
     show("D(lambda x: R(lambda y: x * y * y)(x))(3.0)", env)
 
 
+@section("Perturbation confusion you can see: untagged dual numbers get it wrong")
+def confusion():
+    env = {"ad": ad, "naive": ad.naive}
+    print("  dvlad.naive is forward AD with ONE shared ε (wrong on purpose). d/dx [x · d/dy (x+y)]:")
+    show("naive.derivative(lambda x: x * naive.derivative(lambda y: x + y)(1.0))(1.0)", env)
+    show("ad.derivative(lambda x: x * ad.derivative(lambda y: x + y)(1.0))(1.0)", env)
+    print("  Each dvlad derivative call makes a fresh tag; inside, the numbers show theirs:")
+    seen = []
+    ad.derivative(lambda x: seen.append(repr(x)) or ad.derivative(
+        lambda y: seen.append(repr(x * y)) or x * y)(2.0))(1.0)
+    print(f"  outer x      = {seen[0]}\n  inner x * y  = {seen[1]}")
+
+
+@section("Functions as results, and the amazing bug (Manzyuk et al. 2019)")
+def functions():
+    env = {"ad": ad, "math": __import__("math"),
+           "adder": lambda n: (lambda x: x + n),
+           "f": lambda x: (lambda g: (lambda y: g(x + y)))}
+    print("  adder(n) = x ↦ x + n;  D(adder)(3) is a function: the partial derivative in n")
+    show("ad.derivative(adder)(3.0)(4.0)", env)
+    print("  f(x) = g ↦ y ↦ g(x + y);  f̂ = D(f)(3);  f̂(f̂(exp))(1) must be e⁷ (naive: 0)")
+    env["fhat"] = ad.derivative(env["f"])(3.0)
+    show("fhat(fhat(ad.exp))(1.0)", env)
+    show("math.exp(7)", env)
+
+
+@section("A picture of the tape")
+def tape():
+    env = {"ad": ad}
+    print("  ad.tape_text(f, x) lists each cell: inputs, partials (edges), primal, sensitivity;")
+    print("  ad.tape_graph(f, x, 'tape.svg') gives Graphviz DOT text (and renders it if installed).")
+    print(ad.tape_text(lambda p: ad.sin(p[0]) * p[1] + p[0], (0.5, 2.0)))
+
+
 @section("Second derivatives: Hessians and Hessian-vector products")
 def second():
     env = {"ad": ad, "f": lambda p: 2 * p[0] ** 2 + 3 * p[0] * p[1] + 4 * p[1] ** 2}
