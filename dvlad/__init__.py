@@ -8,22 +8,24 @@ from .api import (derivative, directional_derivative, gradient_f, gradient_r, he
                   jacobian_f, jacobian_r, jvp, primal, vjp)
 from . import naive
 from .bundle import Bundle
+from .fixed_point import fixed_point, root
 from .graph import GraphvizMissingError, tape_graph, tape_text
 from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
                    floordiv, hypot, int, log, log1p, mod, mul, neg, pow, round, sign, sin, sinh,
                    sqrt, sub, tan, tanh, trunc)
-from .tags import (DvladError, NotDifferentiableError, PerturbedConversionError, TagOrderError)
+from .tags import (DvladError, FixedPointError, NotDifferentiableError, PerturbedConversionError,
+                   TagOrderError)
 from .tape import LinearMap, TapeCell
 
 __version__ = "0.1.0"
 
 __all__ = [
     "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
-    "jacobian_f", "jacobian_r", "jvp", "primal", "vjp",
+    "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
     "floor", "floordiv", "hypot", "int", "log", "log1p", "mod", "mul", "neg", "pow", "round",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
     "Bundle", "TapeCell", "LinearMap", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
-    "GraphvizMissingError",
+    "GraphvizMissingError", "FixedPointError",
 ]

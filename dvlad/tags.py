@@ -44,6 +44,25 @@ def newer(a, b):
     return b
 
 
+class suspended:
+    """Within the block, tag's perturbation is switched off: its values act as their primals.
+
+    Used to compute the primal of something whose inputs carry ``tag`` without recording on its
+    tape or building its bundles (fixed points iterate this way).  Restored even on exceptions.
+    """
+
+    __slots__ = ("tag",)
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __enter__(self):
+        self.tag.live = False
+
+    def __exit__(self, *exc):
+        self.tag.live = True
+
+
 class DvladError(Exception):
     """Base class of dvlad's own errors."""
 
@@ -58,3 +77,12 @@ class NotDifferentiableError(DvladError, TypeError):
 
 class TagOrderError(DvladError, RuntimeError):
     """A live perturbation turned up where the tag order says it cannot be: a bug in dvlad."""
+
+
+class FixedPointError(DvladError, ArithmeticError):
+    """An iteration did not converge within its cap: the primal, a tangent or an adjoint."""
+
+    def __init__(self, message, iterations, step):
+        super().__init__(message)
+        self.iterations = iterations
+        self.step = step

@@ -100,12 +100,67 @@ def sweep(tape, seeds):
             v = sens[j]
             sens[j] = ca if v is None else v + ca
         elif n:
-            for k in range(0, n, 2):
-                c = _pull(s, links[k + 1])
-                j = links[k].index
+            for a, c in _contributions(links, s):
+                j = a.index
                 v = sens[j]
                 sens[j] = c if v is None else v + c
     return sens
+
+
+def sweep_segment(segment, start, seeds, inputs):
+    """Sensitivities of ``inputs`` from ``seeds``, sweeping only the cells of ``segment``.
+
+    ``segment`` is ``tape[start:end]`` for one recorded step (fixed points): cells before
+    ``start`` are the step's constants and are not visited, so each call costs the segment's
+    length, not the tape's.
+    """
+    sens = {}
+    top = start - 1
+    for cell, s in seeds:
+        j = cell.index
+        if j >= start:
+            sens[j] = s + sens[j] if j in sens else s
+            top = max(top, j)
+    for i in range(top, start - 1, -1):
+        s = sens.get(i)
+        if s is None:
+            continue
+        for a, c in _contributions(segment[i - start].links, s):
+            j = a.index
+            if j >= start:
+                sens[j] = sens[j] + c if j in sens else c
+    return [sens.get(c.index) for c in inputs]
+
+
+def _contributions(links, s):
+    """(input cell, s pulled back to it) for each link; a lone MultiLink pulls back at once."""
+    if len(links) == 1:
+        return links[0].pull(s)
+    return [(links[k], _pull(s, links[k + 1])) for k in range(0, len(links), 2)]
+
+
+class MultiLink:
+    """A cell's only link when its inputs' sensitivities come from one joint computation.
+
+    ``pull(s)`` returns [(input cell, contribution), ...]; fixed points use it to solve the
+    adjoint equation once for all inputs.
+    """
+
+    __slots__ = ()
+
+    def pull(self, s):
+        raise NotImplementedError
+
+
+class Cotangent(tuple):
+    """A sensitivity that is a tuple of numbers: adds elementwise (for joint cells)."""
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return Cotangent(a + b for a, b in zip(self, other))
+
+    __radd__ = __add__
 
 
 def _pull(s, d):

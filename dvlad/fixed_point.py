@@ -1,0 +1,203 @@
+"""Fixed points x* = f(x*) and roots g(x*) = 0, differentiable in every mode and to every order.
+
+``_fix`` peels one perturbation at a time, newest first, off the values f produces:
+
+- the primal: iterate with that perturbation switched off (:class:`dvlad.tags.suspended`), which
+  records nothing on a tape and builds no bundles;
+- forward tag ε: with x* fixed, iterate the tangent on its own, τ ← ∂f/∂x·τ + ∂f/∂ε, as
+  τ ← tangent_ε(f(x* + τε)) (DVL's iterate-to-numeric-fix), until τ itself stops changing;
+- reverse tag ε: record ONE step y = f(u) on ε's tape from fresh cells u at x*, and return cells
+  whose pull-back solves the adjoint equation w = x̄ + (∂f/∂x)ᵀw by iteration over that one step
+  (Christianson 1994), then hands w to y; the sweep carries on to f's parameters (∂f/∂θ)ᵀw.
+
+Each of those iterations is itself a ``_fix``, so perturbations older than ε, inside x*, τ or w,
+are peeled the same way: every nesting of modes, and fixed points inside fixed points, work, and
+the innermost loop only ever sees plain numbers.  notes/fixed-points.md tells the story.
+"""
+import math
+
+import mpmath
+import numpy as np
+
+from .base import MPF, zero_like
+from .bundle import make_bundle, tangent_of
+from .number import ADNumber, strip, strip_dead
+from .structures import flatten, unflatten
+from .tags import FORWARD, FixedPointError, newer, suspended
+from .tape import Cotangent, LinearMap, MultiLink, TapeCell, make_cell, sweep_segment
+
+__all__ = ["fixed_point", "root"]
+
+
+def fixed_point(f, x0, *, tol=None, max_iter=1000):
+    """x* = f(x*) by iterating x ← f(x) from x0; derivatives by the implicit function theorem.
+
+    dx*/dθ = (I − ∂f/∂x)⁻¹ ∂f/∂θ for every perturbation θ that f closes over, in every mode and
+    order.  x* does not depend on x0, so perturbations carried by x0 are ignored.  x0 is a number
+    or a structure of numbers; f maps that structure to one of the same shape.  Converged when a
+    step is at most ``tol``·max(1, |x|) (default: 2 units in the last place of x0's type).
+
+    >>> import dvlad
+    >>> heron = lambda a: fixed_point(lambda y: (y + a / y) / 2, 1.0)
+    >>> heron(4.0), dvlad.derivative(heron)(4.0), dvlad.derivative(dvlad.derivative(heron))(4.0)
+    (2.0, 0.25, -0.03125)
+    """
+    leaves, tree = flatten(x0, "fixed_point's start")
+    start = [strip(a) for a in leaves]
+    if tol is None:
+        tol = _default_tol(start)
+
+    def F(xs):
+        ys, _ = flatten(f(unflatten(tree, xs)), "fixed_point's f(x)")
+        if len(ys) != len(xs):
+            raise ValueError(f"fixed_point: f maps {len(xs)} numbers to {len(ys)}; "
+                             f"it must return the structure it is given")
+        return ys
+    return unflatten(tree, _fix(F, start, tol, max_iter, "the iteration x ← f(x)"))
+
+
+def root(g, x0, *, tol=None, max_iter=100):
+    """x* with g(x*) = 0 by Newton's method from x0; derivatives by the implicit function theorem.
+
+    dx*/dθ = −(∂g/∂x)⁻¹ ∂g/∂θ, in every mode and order: the Newton map's fixed point, whose
+    Jacobian vanishes at the root.  x0 is a number, or a tuple/list of numbers for a system
+    (Jacobian by forward mode, solved by Gaussian elimination).
+
+    >>> import dvlad
+    >>> cbrt = lambda a: root(lambda x: x ** 3 - a, 1.0)
+    >>> round(cbrt(8.0), 12), round(dvlad.derivative(cbrt)(8.0), 12)
+    (2.0, 0.083333333333)
+    """
+    from .api import derivative, jacobian_f
+    if isinstance(x0, (tuple, list)):
+        kind = type(x0)
+
+        def newton(x):
+            step = _solve(jacobian_f(lambda v: tuple(g(kind(v))))(x), list(g(kind(x))))
+            return kind(a - d for a, d in zip(x, step))
+        return fixed_point(newton, x0, tol=tol, max_iter=max_iter)
+    return fixed_point(lambda x: x - g(x) / derivative(g)(x), x0, tol=tol, max_iter=max_iter)
+
+
+def _solve(a, b):
+    """x with A x = b, by Gaussian elimination with partial pivoting, in dvlad's operations."""
+    n = len(b)
+    a = [list(row) + [b[i]] for i, row in enumerate(a)]
+    for k in range(n):
+        p = max(range(k, n), key=lambda i: abs(strip(a[i][k])))
+        a[k], a[p] = a[p], a[k]
+        for i in range(k + 1, n):
+            m = a[i][k] / a[k][k]
+            a[i] = [u - m * w for u, w in zip(a[i], a[k])]
+    x = [0.0] * n
+    for k in range(n - 1, -1, -1):
+        x[k] = (a[k][n] - sum((a[k][j] * x[j] for j in range(k + 1, n)), 0.0)) / a[k][k]
+    return x
+
+
+def _default_tol(xs):
+    x = xs[0] if xs else 0.0
+    if type(x) is MPF:
+        return 2 * mpmath.mp.eps
+    if isinstance(x, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(x).dtype, np.floating):
+        return 2 * float(np.finfo(np.asarray(x).dtype).eps)
+    return 2 * 2.220446049250313e-16
+
+
+def _top_tag(values):
+    """The newest live perturbation among values (None for plain numbers)."""
+    tag = None
+    for v in values:
+        v = strip_dead(v)
+        if isinstance(v, ADNumber):
+            tag = newer(tag, v.tag)
+    return tag
+
+
+def _fix(F, x, tol, max_iter, what):
+    """The fixed point of F (lists of numbers to lists), peeling the newest perturbation."""
+    y = F(x)
+    tag = _top_tag(y)
+    if tag is None:
+        return _iterate(F, x, y, tol, max_iter, what)
+    with suspended(tag):
+        xp = _fix(F, x, tol, max_iter, what)
+    if tag.kind is FORWARD:
+        zero = zero_like(strip(xp[0]))
+
+        def tangent_step(tau):
+            ys = F([make_bundle(tag, a, t) for a, t in zip(xp, tau)])
+            return [tangent_of(v, tag, zero) for v in ys]
+        tau = _fix(tangent_step, [zero] * len(xp), tol, max_iter, f"the tangent for {tag!r}")
+        return [make_bundle(tag, a, t) for a, t in zip(xp, tau)]
+    return _adjoint_cells(F, xp, tag, tol, max_iter)
+
+
+def _iterate(F, x, y, tol, max_iter, what):
+    """Plain iteration on base numbers: x ← F(x) until a step is within tolerance."""
+    x = [strip_dead(a) for a in x]
+    step = math.inf
+    for k in range(1, max_iter + 1):
+        y = [strip_dead(b) for b in y]
+        step = max((abs(b - a) for a, b in zip(x, y)), default=0)
+        scale = max(1, max((abs(b) for b in y), default=0))
+        if step <= tol * scale:
+            return y
+        if step != step:
+            break
+        x, y = y, F(y)
+    raise FixedPointError(
+        f"fixed_point: {what} did not converge in {k} iterations (last step {float(step):.3g}, "
+        f"tolerance {float(tol):.3g}). Raise max_iter, or check that f is a contraction near "
+        f"the fixed point (|∂f/∂x| < 1 there).", k, step)
+
+
+def _adjoint_cells(F, xp, tag, tol, max_iter):
+    """Cells on tag's tape for x*, whose pull-back is the adjoint fixed-point iteration."""
+    u = [make_cell(tag, a, ()) for a in xp]
+    start = u[0].index
+    ys = F(u)                                       # the one recorded step
+    tape = tag.tape
+    link = _Adjoint(tape[start:], start, u, ys, tag, tol, max_iter)
+    if len(xp) == 1:
+        return [make_cell(tag, xp[0], (link,))]
+    joint = make_cell(tag, tuple(xp), (link,))
+    zero = zero_like(strip(xp[0]))
+    return [make_cell(tag, a, (joint, _Embed(i, len(xp), zero))) for i, a in enumerate(xp)]
+
+
+class _Adjoint(MultiLink):
+    """Pull-back through x*: solve w = x̄ + (∂f/∂x)ᵀ w over the recorded step, give w to f(u)."""
+
+    __slots__ = ("segment", "start", "u", "seeds", "tag", "tol", "max_iter")
+
+    def __init__(self, segment, start, u, ys, tag, tol, max_iter):
+        self.segment, self.start, self.u, self.tag = segment, start, u, tag
+        self.seeds = [(j, y) for j, y in enumerate(ys) if type(y) is TapeCell and y.tag is tag]
+        self.tol, self.max_iter = tol, max_iter
+
+    def pull(self, xbar):
+        xbars = list(xbar) if isinstance(xbar, Cotangent) else [xbar]
+
+        def adjoint_step(w):
+            back = sweep_segment(self.segment, self.start,
+                                 [(y, w[j]) for j, y in self.seeds], self.u)
+            return [xb if b is None else xb + b for xb, b in zip(xbars, back)]
+        w = _fix(adjoint_step, xbars, self.tol, self.max_iter,
+                 f"the adjoint for {self.tag!r}")
+        return [(y, w[j]) for j, y in self.seeds]
+
+
+class _Embed(LinearMap):
+    """s ↦ s·e_i: component i of a joint cell."""
+
+    __slots__ = ("i", "n", "zero")
+
+    def __init__(self, i, n, zero):
+        self.i, self.n, self.zero = i, n, zero
+
+    def forward(self, t):
+        raise TypeError("a fixed point's joint cell is only ever pulled back")
+
+    def backward(self, s):
+        return Cotangent(s if k == self.i else self.zero for k in range(self.n))
