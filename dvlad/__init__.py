@@ -8,6 +8,7 @@ from .api import (derivative, directional_derivative, gradient_f, gradient_r, he
                   jacobian_f, jacobian_r, jvp, primal, vjp)
 from . import naive
 from .bundle import Bundle
+from .custom import primitive, vector_primitive
 from .fixed_point import fixed_point, root
 from .graph import GraphvizMissingError, tape_graph, tape_text
 from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
@@ -16,12 +17,14 @@ from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp,
 from .tags import (DvladError, FixedPointError, NotDifferentiableError, PerturbedConversionError,
                    TagOrderError)
 from .tape import LinearMap, TapeCell
+from .testing import check_grads
 
 __version__ = "0.1.0"
 
 __all__ = [
     "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
     "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
+    "primitive", "vector_primitive", "check_grads",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
     "floor", "floordiv", "hypot", "int", "log", "log1p", "mod", "mul", "neg", "pow", "round",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",

@@ -24,7 +24,7 @@ from .bundle import make_bundle, tangent_of
 from .number import ADNumber, strip, strip_dead
 from .structures import flatten, unflatten
 from .tags import FORWARD, FixedPointError, newer, suspended
-from .tape import Cotangent, LinearMap, MultiLink, TapeCell, make_cell, sweep_segment
+from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell, sweep_segment
 
 __all__ = ["fixed_point", "root"]
 
@@ -158,12 +158,7 @@ def _adjoint_cells(F, xp, tag, tol, max_iter):
     start = u[0].index
     ys = F(u)                                       # the one recorded step
     tape = tag.tape
-    link = _Adjoint(tape[start:], start, u, ys, tag, tol, max_iter)
-    if len(xp) == 1:
-        return [make_cell(tag, xp[0], (link,))]
-    joint = make_cell(tag, tuple(xp), (link,))
-    zero = zero_like(strip(xp[0]))
-    return [make_cell(tag, a, (joint, _Embed(i, len(xp), zero))) for i, a in enumerate(xp)]
+    return joint_cells(tag, xp, _Adjoint(tape[start:], start, u, ys, tag, tol, max_iter))
 
 
 class _Adjoint(MultiLink):
@@ -186,18 +181,3 @@ class _Adjoint(MultiLink):
         w = _fix(adjoint_step, xbars, self.tol, self.max_iter,
                  f"the adjoint for {self.tag!r}")
         return [(y, w[j]) for j, y in self.seeds]
-
-
-class _Embed(LinearMap):
-    """s ↦ s·e_i: component i of a joint cell."""
-
-    __slots__ = ("i", "n", "zero")
-
-    def __init__(self, i, n, zero):
-        self.i, self.n, self.zero = i, n, zero
-
-    def forward(self, t):
-        raise TypeError("a fixed point's joint cell is only ever pulled back")
-
-    def backward(self, s):
-        return Cotangent(s if k == self.i else self.zero for k in range(self.n))

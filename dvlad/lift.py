@@ -21,7 +21,7 @@ import math
 
 from . import base
 from .bundle import Bundle, make_bundle
-from .number import strip
+from .number import strip, strip_dead
 from .rules import HELPERS, TABLE
 from .tags import FORWARD, NotDifferentiableError, newer
 from .tape import TapeCell, make_cell
@@ -74,6 +74,39 @@ def _lift2(rule, x, y):
     else:
         links = (y, dfy(px, py, r))
     return make_cell(tag, r, links)
+
+
+def lift_n(op, partials, args):
+    """The general n-ary lift, for user-defined primitives (dvlad.primitive).
+
+    ``op(*primals)`` recomputes the value one level down; ``partials(*primals)`` gives every
+    partial at once.  Returns None when no argument carries a live perturbation.
+    """
+    args = [strip_dead(a) for a in args]
+    tag = None
+    for a in args:
+        if type(a) is Bundle or type(a) is TapeCell:
+            tag = newer(tag, a.tag)
+    if tag is None:
+        return None
+    ins = [(type(a) is Bundle or type(a) is TapeCell) and a.tag is tag for a in args]
+    primals = [a.primal if i else a for a, i in zip(args, ins)]
+    r = op(*primals)
+    ds = partials(*primals)
+    if len(ds) != len(args):
+        raise ValueError(f"{op.__name__}: partials returned {len(ds)} values for {len(args)} "
+                         f"arguments")
+    if tag.kind is FORWARD:
+        t = None
+        for a, i, d in zip(args, ins, ds):
+            if i:
+                t = d * a.tangent if t is None else t + d * a.tangent
+        return make_bundle(tag, r, t)
+    links = []
+    for a, i, d in zip(args, ins, ds):
+        if i:
+            links += (a, d)
+    return make_cell(tag, r, tuple(links))
 
 
 # Templates.  X, Y are the arguments; x, y their primals; r the result; {base}, {dx}, {dy} the

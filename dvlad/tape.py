@@ -163,6 +163,34 @@ class Cotangent(tuple):
     __radd__ = __add__
 
 
+class Embed(LinearMap):
+    """s ↦ s·e_i: how component i of a joint cell (several outputs at once) is pulled back."""
+
+    __slots__ = ("i", "n", "zero")
+
+    def __init__(self, i, n, zero):
+        self.i, self.n, self.zero = i, n, zero
+
+    def forward(self, t):
+        raise TypeError("a joint cell's component is only ever pulled back")
+
+    def backward(self, s):
+        return Cotangent(s if k == self.i else self.zero for k in range(self.n))
+
+
+def joint_cells(tag, values, link):
+    """Cells for several outputs computed at once; ``link`` (a MultiLink) pulls them back together.
+
+    One output gets one cell linked by ``link`` (its sensitivity a number); several share a joint
+    cell whose sensitivity is a Cotangent of theirs.
+    """
+    if len(values) == 1:
+        return [make_cell(tag, values[0], (link,))]
+    joint = make_cell(tag, tuple(values), (link,))
+    zero = 0 * values[0] if values else 0
+    return [make_cell(tag, v, (joint, Embed(i, len(values), zero))) for i, v in enumerate(values)]
+
+
 def _pull(s, d):
     """Sensitivity s pulled back through partial d: s·d, or Jᵀ·s for a linear map."""
     return d.backward(s) if isinstance(d, LinearMap) else s * d
