@@ -8,7 +8,7 @@ the same structure.  Jacobians and Hessians are lists of rows over the *flattene
 """
 from .base import one_like, zero_like
 from .bundle import Bundle, make_bundle, primal_of, tangent_of
-from .number import ADNumber, strip
+from .number import ADNumber, strip, strip_dead
 from .structures import describe, flatten, is_number, leaf, map_leaves, unflatten
 from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from .tape import TapeCell, gc_paused, make_cell, sweep
@@ -33,6 +33,7 @@ def _forward(f, x, v, origin):
     """
     leaves, tree = flatten(x, f"{origin}'s input")
     vleaves, _ = flatten(v, f"{origin}'s direction")
+    leaves, vleaves = [strip_dead(a) for a in leaves], [strip_dead(b) for b in vleaves]
     if len(vleaves) != len(leaves):
         raise ValueError(f"{origin}: the direction has {len(vleaves)} numbers, the point "
                          f"{len(leaves)}; give them the same structure")
@@ -86,7 +87,7 @@ def derivative(f):
         if type(x) is float:                              # the common case, fast
             one, zero = 1.0, 0.0
         else:
-            _real(x, "derivative's input")
+            x = strip_dead(_real(x, "derivative's input"))
             one, zero = one_like(strip(x)), zero_like(strip(x))
         tag = new_tag(FORWARD, "derivative")
         try:
@@ -151,6 +152,7 @@ def vjp(f, x):
     ((6.0, 2.0), (3.0, 2.0), (1.0, 0.0))
     """
     leaves, tree = flatten(x, "vjp's input")
+    leaves = [strip_dead(a) for a in leaves]
     tag = new_tag(REVERSE, "vjp")
     tape = tag.tape = []
     try:
@@ -158,6 +160,7 @@ def vjp(f, x):
             cells = [make_cell(tag, a, ()) for a in leaves]
             y = f(unflatten(tree, cells))
             outs, out_tree = flatten(y, "vjp's result")
+            outs = [strip_dead(u) for u in outs]
     finally:
         tag.tape = None
         tag.live = False
@@ -165,6 +168,7 @@ def vjp(f, x):
 
     def pullback(ybar):
         bars, _ = flatten(ybar, "the pullback's input")
+        bars = [strip_dead(b) for b in bars]
         if len(bars) != len(outs):
             raise ValueError(f"pullback: got {len(bars)} numbers for a result of {len(outs)}")
         seeds = [(u, b) for u, b in zip(outs, bars) if type(u) is TapeCell and u.tag is tag]
@@ -187,12 +191,13 @@ def gradient_r(f):
     """
     def grad(x):
         leaves, tree = flatten(x, "gradient_r's input")
+        leaves = [strip_dead(a) for a in leaves]
         tag = new_tag(REVERSE, "gradient_r")
         tape = tag.tape = []
         try:
             with gc_paused():
                 cells = [make_cell(tag, a, ()) for a in leaves]
-                y = _real(f(unflatten(tree, cells)), "gradient_r's function value")
+                y = strip_dead(_real(f(unflatten(tree, cells)), "gradient_r's function value"))
                 seeds = []
                 if type(y) is TapeCell and y.tag is tag:
                     seeds.append((y, one_like(strip(y))))

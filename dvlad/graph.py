@@ -10,7 +10,7 @@ import subprocess
 
 from .api import _real
 from .base import one_like
-from .number import strip
+from .number import strip, strip_dead
 from .structures import flatten, unflatten
 from .tags import REVERSE, DvladError, new_tag
 from .tape import TapeCell, gc_paused, make_cell, sweep
@@ -23,13 +23,14 @@ class GraphvizMissingError(DvladError, RuntimeError):
 def record(f, x):
     """(tape, input names, output, sensitivities) of one reverse pass of real-valued f at x."""
     leaves, tree = flatten(x, "tape_graph's input")
+    leaves = [strip_dead(a) for a in leaves]
     names = _leaf_names(x, "x")
     tag = new_tag(REVERSE, "tape_graph")
     tape = tag.tape = []
     try:
         with gc_paused():
             cells = [make_cell(tag, a, ()) for a in leaves]
-            y = _real(f(unflatten(tree, cells)), "tape_graph's function value")
+            y = strip_dead(_real(f(unflatten(tree, cells)), "tape_graph's function value"))
             seeds = [(y, one_like(strip(y)))] if type(y) is TapeCell and y.tag is tag else []
             sens = sweep(tape, seeds) if seeds else [None] * len(tape)
     finally:
