@@ -68,6 +68,24 @@ def functions():
     show("math.exp(7)", env)
 
 
+@section("Fixed points, differentiable in every mode and order")
+def fixed_points():
+    env = {"ad": ad}
+    print("  heron(a) = the fixed point of y ↦ (y + a/y)/2: √a, with derivatives by the implicit")
+    print("  function theorem (the tangent iterated to convergence on its own; in reverse mode the")
+    print("  adjoint iterated over one recorded step, so the tape does not grow with iterations).")
+    env["heron"] = lambda a: ad.fixed_point(lambda y: (y + a / y) / 2, 1.0)
+    show("heron(4.0), ad.derivative(heron)(4.0)", env)
+    show("ad.derivative(lambda a: ad.gradient_r(heron)(a))(4.0)", env)
+    print("  x = a·cos x at a = 0.5, and dx*/da:")
+    env["x_star"] = lambda a: ad.fixed_point(lambda x: a * ad.cos(x), 0.0)
+    show("x_star(0.5), ad.gradient_r(x_star)(0.5)", env)
+    print("  A primitive of your own, checked by check_grads (finite differences + dot-product test):")
+    env["cube"] = ad.primitive(lambda x: x ** 3, lambda x: (3 * x * x,), name="cube")
+    show("ad.derivative(ad.derivative(cube))(2.0)", env)
+    show("ad.check_grads(cube, 1.5, order=3) or 'passed'", env)
+
+
 @section("A picture of the tape")
 def tape():
     env = {"ad": ad}
