@@ -142,6 +142,51 @@ def gradient_f(f):
     return grad
 
 
+class Recording:
+    """One reverse pass of f at x: its (now dead) tag, tape, input cells and output leaves."""
+
+    __slots__ = ("tag", "tape", "tree", "leaves", "cells", "outs", "out_tree")
+
+
+def record(f, x, origin, scalar=False):
+    """Run f on fresh cells of a new reverse tag; the tag dies when f returns.
+
+    ``scalar``: f must return one real number (gradients); else any structure of numbers.
+    The tape stays readable: sweeps need only its links, never the tag's liveness.
+    """
+    rec = Recording()
+    leaves, rec.tree = flatten(x, f"{origin}'s input")
+    rec.leaves = [strip_dead(a) for a in leaves]
+    rec.tag = tag = new_tag(REVERSE, origin)
+    rec.tape = tag.tape = []
+    try:
+        with gc_paused():
+            rec.cells = [make_cell(tag, a, ()) for a in rec.leaves]
+            y = f(unflatten(rec.tree, rec.cells))
+            if scalar:
+                rec.outs, rec.out_tree = [_real(y, f"{origin}'s function value")], None
+            else:
+                rec.outs, rec.out_tree = flatten(y, f"{origin}'s result")
+            rec.outs = [strip_dead(u) for u in rec.outs]
+    finally:
+        tag.tape = None
+        tag.live = False
+    return rec
+
+
+def sensitivities(rec, bars):
+    """The sweep of ``rec``'s tape from its outputs with sensitivities ``bars``: a list by index."""
+    seeds = [(u, b) for u, b in zip(rec.outs, bars) if type(u) is TapeCell and u.tag is rec.tag]
+    with gc_paused():
+        return sweep(rec.tape, seeds) if seeds else [None] * len(rec.tape)
+
+
+def _pull(rec, bars):
+    sens = sensitivities(rec, bars)
+    return unflatten(rec.tree, [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
+                                for c, a in zip(rec.cells, rec.leaves)])
+
+
 def vjp(f, x):
     """(f(x), pullback) by one reverse pass: pullback(ȳ) = J(f)(x)ᵀ·ȳ, in x's structure.
 
@@ -151,36 +196,16 @@ def vjp(f, x):
     >>> y, back((1.0, 0.0)), back((0.0, 1.0))
     ((6.0, 2.0), (3.0, 2.0), (1.0, 0.0))
     """
-    leaves, tree = flatten(x, "vjp's input")
-    leaves = [strip_dead(a) for a in leaves]
-    tag = new_tag(REVERSE, "vjp")
-    tape = tag.tape = []
-    try:
-        with gc_paused():
-            cells = [make_cell(tag, a, ()) for a in leaves]
-            y = f(unflatten(tree, cells))
-            outs, out_tree = flatten(y, "vjp's result")
-            outs = [strip_dead(u) for u in outs]
-    finally:
-        tag.tape = None
-        tag.live = False
-    y_primal = unflatten(out_tree, [primal_of(u, tag) for u in outs])
+    rec = record(f, x, "vjp")
+    y_primal = unflatten(rec.out_tree, [primal_of(u, rec.tag) for u in rec.outs])
 
     def pullback(ybar):
         bars, _ = flatten(ybar, "the pullback's input")
-        bars = [strip_dead(b) for b in bars]
-        if len(bars) != len(outs):
-            raise ValueError(f"pullback: got {len(bars)} numbers for a result of {len(outs)}")
-        seeds = [(u, b) for u, b in zip(outs, bars) if type(u) is TapeCell and u.tag is tag]
-        return unflatten(tree, _gather(tape, seeds, cells, leaves))
+        if len(bars) != len(rec.outs):
+            raise ValueError(f"pullback: got {len(bars)} numbers for a result of "
+                             f"{len(rec.outs)}")
+        return _pull(rec, [strip_dead(b) for b in bars])
     return y_primal, pullback
-
-
-def _gather(tape, seeds, cells, leaves):
-    with gc_paused():
-        sens = sweep(tape, seeds) if seeds else [None] * len(tape)
-    return [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
-            for c, a in zip(cells, leaves)]
 
 
 def gradient_r(f):
@@ -190,21 +215,8 @@ def gradient_r(f):
     (3.0, 2.0)
     """
     def grad(x):
-        leaves, tree = flatten(x, "gradient_r's input")
-        leaves = [strip_dead(a) for a in leaves]
-        tag = new_tag(REVERSE, "gradient_r")
-        tape = tag.tape = []
-        try:
-            with gc_paused():
-                cells = [make_cell(tag, a, ()) for a in leaves]
-                y = strip_dead(_real(f(unflatten(tree, cells)), "gradient_r's function value"))
-                seeds = []
-                if type(y) is TapeCell and y.tag is tag:
-                    seeds.append((y, one_like(strip(y))))
-                return unflatten(tree, _gather(tape, seeds, cells, leaves))
-        finally:
-            tag.tape = None
-            tag.live = False
+        rec = record(f, x, "gradient_r", scalar=True)
+        return _pull(rec, [one_like(strip(rec.outs[0]))])
     return grad
 
 

@@ -189,31 +189,24 @@ FLOAT = {name: fs[0] for name, fs in _TABLE.items()}
 
 def one_like(x):
     """1 in the type of base number x (1.0 for float, mpf(1) for mpf, int 1 for int)."""
-    t = type(x)
-    if t is float:
-        return 1.0
-    if t is int or t is bool:
-        return 1
-    if t is MPF:
-        return mpmath.mpf(1)
-    if isinstance(x, np.generic):
-        return x.dtype.type(1)
-    if isinstance(x, np.ndarray):
-        return np.ones_like(x)
-    return 1.0
+    return _constant_like(x, 1)
 
 
 def zero_like(x):
     """0 in the type of base number x."""
+    return _constant_like(x, 0)
+
+
+def _constant_like(x, c):
     t = type(x)
     if t is float:
-        return 0.0
+        return float(c)
     if t is int or t is bool:
-        return 0
+        return c
     if t is MPF:
-        return mpmath.mpf(0)
+        return mpmath.mpf(c)
     if isinstance(x, np.generic):
-        return x.dtype.type(0)
+        return x.dtype.type(c)
     if isinstance(x, np.ndarray):
-        return np.zeros_like(x)
-    return 0.0
+        return np.full_like(x, c)
+    return float(c)

@@ -8,35 +8,22 @@ import os
 import shutil
 import subprocess
 
-from .api import _real
+from .api import record, sensitivities
 from .base import one_like
-from .number import strip, strip_dead
-from .structures import flatten, unflatten
-from .tags import REVERSE, DvladError, new_tag
-from .tape import TapeCell, gc_paused, make_cell, sweep
+from .number import strip
+from .tags import DvladError
+from .tape import TapeCell
 
 
 class GraphvizMissingError(DvladError, RuntimeError):
     """Rendering to SVG/PNG needs Graphviz's ``dot`` program."""
 
 
-def record(f, x):
+def _record(f, x):
     """(tape, input names, output, sensitivities) of one reverse pass of real-valued f at x."""
-    leaves, tree = flatten(x, "tape_graph's input")
-    leaves = [strip_dead(a) for a in leaves]
-    names = _leaf_names(x, "x")
-    tag = new_tag(REVERSE, "tape_graph")
-    tape = tag.tape = []
-    try:
-        with gc_paused():
-            cells = [make_cell(tag, a, ()) for a in leaves]
-            y = strip_dead(_real(f(unflatten(tree, cells)), "tape_graph's function value"))
-            seeds = [(y, one_like(strip(y)))] if type(y) is TapeCell and y.tag is tag else []
-            sens = sweep(tape, seeds) if seeds else [None] * len(tape)
-    finally:
-        tag.tape = None
-        tag.live = False
-    return tape, dict(zip((c.index for c in cells), names)), y, sens
+    rec = record(f, x, "tape_graph", scalar=True)
+    sens = sensitivities(rec, [one_like(strip(rec.outs[0]))])
+    return rec.tape, dict(zip((c.index for c in rec.cells), _leaf_names(x, "x"))), rec.outs[0], sens
 
 
 def _leaf_names(x, prefix):
@@ -61,7 +48,7 @@ def tape_text(f, x):
       #2  #0·3.0 + #1·2.0             primal 6.0  sensitivity 1.0
       #3  #2·1.0 + #0·1.0             primal 8.0  sensitivity 1.0  <- output
     """
-    tape, names, y, sens = record(f, x)
+    tape, names, y, sens = _record(f, x)
     n_in = len(names)
     if tape:
         head = f"tape of {tape[0].tag!r} ({n_in} input, {len(tape) - n_in} computed cells)"
@@ -100,7 +87,7 @@ def tape_graph(f, x, path=None):
       c1 -> c2 [label="2.0"];
     }
     """
-    tape, names, y, sens = record(f, x)
+    tape, names, y, sens = _record(f, x)
     lines = ["digraph tape {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
     for c in tape:
         value = f"{names[c.index]} = {c.primal!r}" if c.index in names else repr(c.primal)

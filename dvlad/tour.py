@@ -118,6 +118,10 @@ def run(argv):
                                      ", ".join(name for name, _, _ in SECTIONS))
     parser.add_argument("sections", nargs="*", help="run only these sections")
     args = parser.parse_args(argv)
+    names = [name for name, _, _ in SECTIONS]
+    unknown = [a for a in args.sections if a not in names]
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}; the sections are {', '.join(names)}")
     chosen = [s for s in SECTIONS if not args.sections or s[0] in args.sections]
     for k, (name, title, fn) in enumerate(chosen, 1):
         print(f"\n[{k}/{len(chosen)}] {title}  ({name})")

@@ -6,40 +6,14 @@ Siskind & Pearlmutter's two examples, each of which has an inner derivative insi
     2008:  d/dx [ x · d/dy (x · y) |_{y=2} ] at x = 1   = 2   (the inner derivative is x)
 
 An implementation whose inner derivative cannot tell its own perturbation from the outer one gets
-2 and 3.  A dozen lines of untagged dual numbers below show that happening.  dvlad gets 1 and 2,
+2 and 3: dvlad.naive, untagged dual numbers kept for teaching, shows that happening.  dvlad gets 1 and 2,
 with every mix of forward (D = derivative) and reverse (R = gradient_r) mode.
 
 Run:  python examples/nesting.py
 """
-from dvlad import derivative, gradient_r
+from dvlad import derivative, gradient_r, naive
 
 MODES = {"D": derivative, "R": gradient_r}
-
-
-class Dual:
-    """x + x'·ε with one shared, untagged ε: the textbook dual number."""
-
-    def __init__(self, primal, tangent):
-        self.primal, self.tangent = primal, tangent
-
-    def __add__(self, other):
-        other = other if isinstance(other, Dual) else Dual(other, 0.0)
-        return Dual(self.primal + other.primal, self.tangent + other.tangent)
-
-    def __mul__(self, other):
-        other = other if isinstance(other, Dual) else Dual(other, 0.0)
-        return Dual(self.primal * other.primal,
-                    self.primal * other.tangent + self.tangent * other.primal)
-
-    __radd__, __rmul__ = __add__, __mul__
-
-
-def naive_derivative(f):
-    """f′ with untagged dual numbers: nested calls share one ε and confuse each other."""
-    def f_prime(x):
-        y = f(Dual(x, 1.0))
-        return y.tangent if isinstance(y, Dual) else 0.0
-    return f_prime
 
 
 def example_2005(outer, inner):
@@ -51,8 +25,8 @@ def example_2008(outer, inner):
 
 
 def main():
-    naive = naive_derivative
-    confused = (example_2005(naive, naive), example_2008(naive, naive))
+    confused = (example_2005(naive.derivative, naive.derivative),
+                example_2008(naive.derivative, naive.derivative))
     print(f"untagged dual numbers:  2005 example = {confused[0]}, 2008 example = {confused[1]}"
           "   (confused)")
     assert confused == (2.0, 3.0)
