@@ -89,3 +89,6 @@ class _VJP(MultiLink):
         ybar = unflatten(self.out_tree, list(s) if isinstance(s, Cotangent) else [s])
         xbar, _ = flatten(self.vjp(self.px, ybar), f"{self.who}'s vjp")
         return [(c, xbar[k]) for c, k in zip(self.cells, self.positions)]
+
+    def inputs(self):
+        return list(self.cells)

@@ -141,10 +141,10 @@ def _iterate(F, x, y, tol, max_iter, what):
         y = [strip_dead(b) for b in y]
         step = max((abs(b - a) for a, b in zip(x, y)), default=0)
         scale = max(1, max((abs(b) for b in y), default=0))
+        if not step < math.inf:         # nan, or diverged to infinity: no fixed point to return
+            break
         if step <= tol * scale:
             return y
-        if step != step:
-            break
         x, y = y, F(y)
     raise FixedPointError(
         f"fixed_point: {what} did not converge in {k} iterations (last step {float(step):.3g}, "
@@ -181,3 +181,6 @@ class _Adjoint(MultiLink):
         w = _fix(adjoint_step, xbars, self.tol, self.max_iter,
                  f"the adjoint for {self.tag!r}")
         return [(y, w[j]) for j, y in self.seeds]
+
+    def inputs(self):
+        return [y for _, y in self.seeds]

@@ -12,7 +12,7 @@ from .api import record, sensitivities
 from .base import one_like
 from .number import strip
 from .tags import DvladError
-from .tape import TapeCell
+from .tape import TapeCell, link_pairs
 
 
 class GraphvizMissingError(DvladError, RuntimeError):
@@ -59,8 +59,7 @@ def tape_text(f, x):
         if c.index in names:
             what = names[c.index]
         else:
-            links = c.links
-            what = " + ".join(f"#{links[k].index}·{links[k + 1]!r}" for k in range(0, len(links), 2))
+            what = " + ".join(f"#{a.index}·{d!r}" for a, d in link_pairs(c.links))
         mark = "  <- output" if c is y else ""
         lines.append(f"  #{c.index:<3}{what:<27} primal {c.primal!r}  "
                      f"sensitivity {_fmt(sens[c.index])}{mark}")
@@ -97,9 +96,8 @@ def tape_graph(f, x, path=None):
             extra += ", color=grey, fontcolor=grey"
         lines.append(f'  c{c.index} [label="{_escape(label)}"{extra}];')
     for c in tape:
-        links = c.links
-        for k in range(0, len(links), 2):
-            lines.append(f'  c{links[k].index} -> c{c.index} [label="{_escape(repr(links[k + 1]))}"];')
+        for a, d in link_pairs(c.links):
+            lines.append(f'  c{a.index} -> c{c.index} [label="{_escape(repr(d))}"];')
     lines.append("}")
     text = "\n".join(lines)
     if path is not None:

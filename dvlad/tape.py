@@ -27,9 +27,15 @@ class TapeCell(ADNumber):
     __slots__ = ("tag", "primal", "links", "index")
 
     def __repr__(self):
-        links = self.links
-        parts = ", ".join(f"#{links[k].index}: {links[k + 1]!r}" for k in range(0, len(links), 2))
+        parts = ", ".join(f"#{a.index}: {d!r}" for a, d in link_pairs(self.links))
         return f"TapeCell({self.tag!r}#{self.index}, {self.primal!r}, partials={{{parts}}})"
+
+
+def link_pairs(links):
+    """(input cell, partial) for each link; a MultiLink stands as the partial of its inputs."""
+    if len(links) == 1:
+        return [(a, links[0]) for a in links[0].inputs()]
+    return [(links[k], links[k + 1]) for k in range(0, len(links), 2)]
 
 
 def make_cell(tag, primal, links):
@@ -54,6 +60,9 @@ class LinearMap:
 
     def __mul__(self, t):
         return self.forward(t)
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
 
     def forward(self, t):
         raise NotImplementedError
@@ -151,6 +160,13 @@ class MultiLink:
     def pull(self, s):
         raise NotImplementedError
 
+    def inputs(self):
+        """The cells ``pull`` sends sensitivity to (for pictures of the tape)."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{type(self).__name__.lstrip('_')}>"
+
 
 class Cotangent(tuple):
     """A sensitivity that is a tuple of numbers: adds elementwise (for joint cells)."""
@@ -170,6 +186,9 @@ class Embed(LinearMap):
 
     def __init__(self, i, n, zero):
         self.i, self.n, self.zero = i, n, zero
+
+    def __repr__(self):
+        return f"<component {self.i} of {self.n}>"
 
     def forward(self, t):
         raise TypeError("a joint cell's component is only ever pulled back")
