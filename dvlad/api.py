@@ -44,19 +44,24 @@ def _forward(f, x, v, origin):
         # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
         y = f(unflatten(tree, [a if (b == 0 and not isinstance(b, ADNumber))
                                else make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
-        who = f"{origin}'s result"
-        outs, out_tree = flatten(y, who, functions=True)
-        primals, tangents = [], []
-        for k, u in enumerate(outs):
-            if is_number(u):
-                primals.append(primal_of(u, tag))
-                tangents.append(tangent_of(u, tag, zero))
-            else:
-                primals.append(_eta_primal(f, x, k, who))
-                tangents.append(_eta_tangent(f, x, v, k, who, origin))
-        return unflatten(out_tree, primals), unflatten(out_tree, tangents)
+        return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False
+
+
+def _split(f, x, v, y, tag, zero, origin):
+    """(primal, tangent) of f's result y for tag, functions in it eta-expanded (tag still live)."""
+    who = f"{origin}'s result"
+    outs, out_tree = flatten(y, who, functions=True)
+    primals, tangents = [], []
+    for k, u in enumerate(outs):
+        if is_number(u):
+            primals.append(primal_of(u, tag))
+            tangents.append(tangent_of(u, tag, zero))
+        else:
+            primals.append(_eta_primal(f, x, k, who))
+            tangents.append(_eta_tangent(f, x, v, k, who, origin))
+    return unflatten(out_tree, primals), unflatten(out_tree, tangents)
 
 
 def _eta_tangent(f, x, v, k, who, origin):
@@ -98,10 +103,9 @@ def derivative(f):
                 return y.tangent
             if is_number(y):
                 return tangent_of(y, tag, zero)
+            return _split(f, x, one, y, tag, zero, "derivative")[1]    # structures, functions
         finally:
             tag.live = False
-        # A structure, or functions: the general path (which runs f again if it must).
-        return _forward(f, x, one, "derivative")[1]
     return f_prime
 
 
@@ -196,7 +200,11 @@ def vjp(f, x):
     >>> y, back((1.0, 0.0)), back((0.0, 1.0))
     ((6.0, 2.0), (3.0, 2.0), (1.0, 0.0))
     """
-    rec = record(f, x, "vjp")
+    return _vjp(f, x, "vjp")
+
+
+def _vjp(f, x, origin):
+    rec = record(f, x, origin)
     y_primal = unflatten(rec.out_tree, [primal_of(u, rec.tag) for u in rec.outs])
 
     def pullback(ybar):
@@ -245,7 +253,7 @@ def jacobian_r(f):
     [[3.0, 2.0], [1.0, 1.0]]
     """
     def jac(x):
-        y, back = vjp(f, x)
+        y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
         rows = []
         for i, u in enumerate(outs):

@@ -149,6 +149,33 @@ def test_acos_mpf(m):
         assert abs(got - want) < mpmath.mpf(10) ** -45, (m, got - want)
 
 
+@pytest.mark.parametrize("m", ["R", "FR", "RF", "RR"])
+def test_mpf_on_the_left_of_a_reverse_fixed_point(m):
+    """mpf ⊘ (a fixed point's reverse cell): mpmath's conversion fallback prints the cell, so the
+    cell's repr must work for mpmath to hand over to dvlad.  d/da 1/x*(a), x = 0.5·cos x + a."""
+    with mpmath.workdps(50):
+        one = mpmath.mpf(1)
+        fn = lambda a: one / fixed_point(lambda x: 0.5 * dvlad.cos(x) + a, mpmath.mpf(0))
+        a = mpmath.mpf("0.3")
+
+        def xs(a):
+            return mpmath.findroot(lambda x: x - mpmath.cos(x) / 2 - a, mpmath.mpf("0.7"))
+        want = mpmath.diff(lambda a: 1 / xs(a), a, len(m))
+        got = nest(fn, m)(a)
+        assert type(got) is mpmath.mpf and abs(got - want) < mpmath.mpf(10) ** -40, got - want
+
+
+def test_reverse_fixed_point_cell_prints():
+    seen = []
+
+    def fn(a):
+        x = fixed_point(lambda x: 0.5 * dvlad.cos(x) + a, 0.0)
+        seen.append(repr(x))
+        return x
+    dvlad.gradient_r(fn)(0.3)
+    assert seen and seen[0].startswith("TapeCell(")
+
+
 # ---- nr_sqrt: a hand-written Newton loop, stopped on the primal -------------------------------
 
 def nr_sqrt(x):
@@ -185,6 +212,8 @@ def test_nr_sqrt_is_inaccurate(m, fn):
     got = nest(fn, m)(4.0)
     close(got, 0.2500002594080783)
     assert abs(got - 0.25) > 1e-7        # stopping on the primal leaves the tangent behind
+    primal_rel = abs(fn(4.0) - 2.0) / 2.0
+    assert abs(got - 0.25) / 0.25 > 10 * primal_rel
     close(nest(heron, m)(4.0), 0.25)     # fixed_point converges the tangent too
 
 
@@ -541,13 +570,16 @@ def test_error_derivative_diverges_to_infinity(m):
 
 
 def test_error_derivative_nan():
-    """The primal converges (x* = 1), the tangent step is 0·nan-poisoned: nan, named error."""
-    g = lambda a: fixed_point(lambda x: 0.5 * x + 0.5 + (a - dvlad.primal(a)) * math.nan, 1.0)
-    assert g(2.0) == 1.0
-    for m in MODES1:
+    """The primal converges (x* = 4); ∂f/∂x is 0.5 + 0·nan = nan (d/dy (-2)**y has no real
+    value): the tangent and the adjoint iteration both meet nan and raise the named error."""
+    def g(a):
+        return fixed_point(lambda x: 0.5 * x + 2 + 0.1 * (a - dvlad.primal(a))
+                           + 0.0 * dvlad.pow(-2.0, x - dvlad.primal(x)), 1.0)
+    close(g(1.0), 4.0, rel=1e-14)
+    for m, what in (("F", "tangent"), ("R", "adjoint")):
         with pytest.raises(FixedPointError) as info:
-            nest(g, m)(2.0)
-        assert math.isnan(info.value.step)
+            nest(g, m)(1.0)
+        assert math.isnan(info.value.step) and what in str(info.value) and "nan" in str(info.value)
 
 
 # ---- the reverse tape holds one step, not the iterations ---------------------------------------

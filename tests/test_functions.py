@@ -22,6 +22,8 @@ Sources (repository + path):
   R6RS      the paper's R6RS reference implementation (d, tg, subst; Eqs. 8, 18, 23, 24) with
             Sam Ritchie's added examples ("Sam's Second Example", arg-shift-cont, cont2); the
             search index holds this file without naming its repository.
+  R6RS-AD   a should-be-7 test script for Siskind's R6RS-AD (diffUff, f-hat); also held by the
+            index without a repository name.
 
 Integer-valued answers are compared exactly; other floats to 1e-15 relative against math or
 mpmath (50 digits) closed forms.
@@ -491,6 +493,9 @@ def test_returned_function_positional_and_keyword_arguments():
     exactly(g(2.0, scale=5.0), 60)               # 2·5·3·2
     exactly(g(2.0, shift=7.0), 19)               # 12 + 7
     exactly(g(y=2.0, scale=5.0, shift=7.0), 67)  # 60 + 7
+    # A perturbed keyword argument: d/ds ∂G/∂x(3, 2, scale=s) = d/ds (12s) = 12, both modes.
+    exactly(D(lambda s: g(2.0, scale=s))(5.0), 12)
+    exactly(gradient_r(lambda s: g(2.0, scale=s))(5.0), 12)
 
 
 def test_returned_function_varargs_and_thunk():
@@ -672,6 +677,20 @@ def test_returned_function_of_two_numbers_inside_gradient_r():
     h = D(lambda x: lambda y, z: x * x * y * z)(3.0)
     exactly(gradient_r(lambda p: h(p[0], p[1]))((2.0, 5.0)), (30, 12))
     exactly(dvlad.hessian(lambda p: h(p[0], p[1]))((2.0, 5.0)), [[0, 6], [6, 0]])
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+def test_returned_function_inside_vjp_jacobian_r_and_hvp(mode):
+    # h(y) = 4y² (as above).  vjp at 3: value 36, pullback ȳ ↦ 24ȳ.
+    # (h(p0), h(p1)) has Jacobian diag(8p0, 8p1) = diag(8, 24) at (1, 3).
+    # H of h(p0)·p1 = 4p0²p1 is [[8p1, 8p0], [8p0, 0]]; times (1, 0) at (3, 2): (16, 24).
+    h = D(lambda x: lambda y: x * x * y * y)(2.0)
+    value, back = dvlad.vjp(h, 3.0)
+    exactly(value, 36)
+    exactly(back(1.0), 24)
+    exactly(back(2.0), 48)
+    exactly(dvlad.jacobian_r(lambda p: (h(p[0]), h(p[1])))((1.0, 3.0)), [[8, 0], [0, 24]])
+    exactly(dvlad.hvp(lambda p: h(p[0]) * p[1], (3.0, 2.0), (1.0, 0.0), mode=mode), (16, 24))
 
 
 def test_returned_function_given_a_function_over_a_newer_tape():
