@@ -35,7 +35,8 @@ def fixed_point(f, x0, *, tol=None, max_iter=1000):
     dx*/dθ = (I − ∂f/∂x)⁻¹ ∂f/∂θ for every perturbation θ that f closes over, in every mode and
     order.  x* does not depend on x0, so perturbations carried by x0 are ignored.  x0 is a number
     or a structure of numbers; f maps that structure to one of the same shape.  Converged when a
-    step is at most ``tol``·max(1, |x|) (default: 2 units in the last place of x0's type).
+    step is at most ``tol``·max(1, |x|) (default: 2 units in the last place of the type f
+    computes in: mpf if x0 or f(x0) is, else x0's).
 
     >>> import dvlad
     >>> heron = lambda a: fixed_point(lambda y: (y + a / y) / 2, 1.0)
@@ -44,8 +45,6 @@ def fixed_point(f, x0, *, tol=None, max_iter=1000):
     """
     leaves, tree = flatten(x0, "fixed_point's start")
     start = [strip(a) for a in leaves]
-    if tol is None:
-        tol = _default_tol(start)
 
     def F(xs):
         ys, _ = flatten(f(unflatten(tree, xs)), "fixed_point's f(x)")
@@ -96,9 +95,9 @@ def _solve(a, b):
 
 
 def _default_tol(xs):
-    x = xs[0] if xs else 0.0
-    if type(x) is MPF:
+    if any(type(v) is MPF for v in xs):
         return 2 * mpmath.mp.eps
+    x = xs[0] if xs else 0.0
     if isinstance(x, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(x).dtype, np.floating):
         return 2 * float(np.finfo(np.asarray(x).dtype).eps)
     return 2 * 2.220446049250313e-16
@@ -117,6 +116,8 @@ def _top_tag(values):
 def _fix(F, x, tol, max_iter, what):
     """The fixed point of F (lists of numbers to lists), peeling the newest perturbation."""
     y = F(x)
+    if tol is None:                 # the precision of what f computes: an mpf parameter wins
+        tol = _default_tol([strip(v) for v in y] + [strip(a) for a in x])
     tag = _top_tag(y)
     if tag is None:
         return _iterate(F, x, y, tol, max_iter, what)
