@@ -12,8 +12,8 @@ from .custom import primitive, vector_primitive
 from .fixed_point import fixed_point, root
 from .graph import GraphvizMissingError, tape_graph, tape_text
 from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
-                   floordiv, hypot, int, log, log1p, mod, mul, neg, pow, round, sign, sin, sinh,
-                   sqrt, sub, tan, tanh, trunc)
+                   floordiv, hypot, int, log, log1p, maximum, minimum, mod, mul, neg, pow,
+                   reciprocal, round, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc)
 from .tags import (DvladError, FixedPointError, NotDifferentiableError, PerturbedConversionError,
                    TagOrderError)
 from .tape import LinearMap, TapeCell
@@ -26,7 +26,8 @@ __all__ = [
     "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
     "primitive", "vector_primitive", "check_grads",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
-    "floor", "floordiv", "hypot", "int", "log", "log1p", "mod", "mul", "neg", "pow", "round",
+    "floor", "floordiv", "hypot", "int", "log", "log1p", "maximum", "minimum", "mod", "mul",
+    "neg", "pow", "reciprocal", "round", "square",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
     "Bundle", "TapeCell", "LinearMap", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",

@@ -27,14 +27,17 @@ MATH, NUMPY, MPMATH = "math", "numpy", "mpmath"
 
 
 def family(x):
-    """Which library computes on base number ``x``: MATH, NUMPY or MPMATH."""
+    """Which library computes on base number ``x``: MATH, NUMPY or MPMATH (None: not a real).
+
+    Complex numpy values are not real; object arrays are containers, not base numbers.
+    """
     t = type(x)
     if t is float or t is int:
         return MATH
     if t is MPF:
         return MPMATH
     if isinstance(x, (np.generic, np.ndarray)):
-        return NUMPY
+        return NUMPY if x.dtype.kind in "fiub" else None
     if isinstance(x, numbers.Real):
         return MATH
     return None
@@ -111,6 +114,14 @@ def _mp_pow(x, y):
     return r
 
 
+def _max(x, y):
+    return x if x >= y or x != x else y       # nan propagates, as in numpy
+
+
+def _min(x, y):
+    return x if x <= y or x != x else y
+
+
 def _np_sign(x):
     return np.sign(x)
 
@@ -121,6 +132,8 @@ _TABLE = {
     "pow":      (_pow, np.power, _mp_pow),
     "floordiv": (operator.floordiv, operator.floordiv, lambda x, y: mpmath.floor(mpmath.mpf(x) / y)),
     "atan2":    (math.atan2, np.arctan2, mpmath.atan2),
+    "maximum":  (_max, np.maximum, _max),
+    "minimum":  (_min, np.minimum, _min),
     "hypot":    (math.hypot, np.hypot, mpmath.hypot),
     "abs":      (abs, np.abs, abs),
     "sqrt":     (math.sqrt, np.sqrt, _mp_real(mpmath.sqrt, "sqrt")),
@@ -145,7 +158,8 @@ _TABLE = {
     "int":      (int, int, int),
 }
 
-ARITY = {name: (2 if name in ("pow", "floordiv", "atan2", "hypot") else 1) for name in _TABLE}
+ARITY = {name: (2 if name in ("pow", "floordiv", "atan2", "hypot", "maximum", "minimum") else 1)
+         for name in _TABLE}
 
 
 def _dispatch1(name):

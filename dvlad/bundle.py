@@ -4,7 +4,7 @@ A bundle for tag ε is primal + tangent·ε with ε² = 0.  Its primal and tange
 older than ε, so a value's layers are ordered newest outermost.
 """
 from .number import ADNumber
-from .tags import TagOrderError, newer
+from .tags import TagOrderError, alive, newer
 
 
 class Bundle(ADNumber):
@@ -35,7 +35,7 @@ def tangent_of(v, tag, zero):
         vt = v.tag
         if vt is tag:
             return v.tangent
-        if not vt.live:
+        if not vt.live and not alive(vt):
             v = v.primal
             continue
         if newer(vt, tag) is tag:
@@ -52,7 +52,7 @@ def primal_of(v, tag):
     """Number v with the perturbation ``tag`` (and dead layers) removed."""
     while isinstance(v, ADNumber):
         vt = v.tag
-        if vt is tag or not vt.live:
+        if vt is tag or (not vt.live and not alive(vt)):
             v = v.primal
             continue
         if newer(vt, tag) is tag:

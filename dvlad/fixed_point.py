@@ -94,8 +94,8 @@ def _solve(a, b):
     return x
 
 
-def _default_tol(xs):
-    if any(type(v) is MPF for v in xs):
+def _default_tol(xs, ys):
+    if any(type(v) is MPF for v in xs + ys):
         return 2 * mpmath.mp.eps
     x = xs[0] if xs else 0.0
     if isinstance(x, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(x).dtype, np.floating):
@@ -117,7 +117,7 @@ def _fix(F, x, tol, max_iter, what):
     """The fixed point of F (lists of numbers to lists), peeling the newest perturbation."""
     y = F(x)
     if tol is None:                 # the precision of what f computes: an mpf parameter wins
-        tol = _default_tol([strip(v) for v in y] + [strip(a) for a in x])
+        tol = _default_tol([strip(a) for a in x], [strip(v) for v in y])
     tag = _top_tag(y)
     if tag is None:
         return _iterate(F, x, y, tol, max_iter, what)
@@ -140,6 +140,9 @@ def _iterate(F, x, y, tol, max_iter, what):
     step = math.inf
     for k in range(1, max_iter + 1):
         y = [strip_dead(b) for b in y]
+        if any(isinstance(b, ADNumber) for b in y):
+            # a perturbation f(x0) did not show (f branches on x): peel it from here on
+            return _fix(F, [strip(a) for a in x], tol, max_iter, what)
         step = max((abs(b - a) for a, b in zip(x, y)), default=0)
         scale = max(1, max((abs(b) for b in y), default=0))
         if not step < math.inf:         # nan, or diverged to infinity: no fixed point to return
@@ -147,10 +150,13 @@ def _iterate(F, x, y, tol, max_iter, what):
         if step <= tol * scale:
             return y
         x, y = y, F(y)
+    advice = ("the iteration diverged: check that f is a contraction near the fixed point "
+              "(|∂f/∂x| < 1 there)" if not step < math.inf else
+              "raise max_iter, or check that f is a contraction near the fixed point "
+              "(|∂f/∂x| < 1 there)")
     raise FixedPointError(
         f"fixed_point: {what} did not converge in {k} iterations (last step {float(step):.3g}, "
-        f"tolerance {float(tol):.3g}). Raise max_iter, or check that f is a contraction near "
-        f"the fixed point (|∂f/∂x| < 1 there).", k, step)
+        f"tolerance {float(tol):.3g}); {advice}.", k, step)
 
 
 def _adjoint_cells(F, xp, tag, tol, max_iter):

@@ -22,15 +22,15 @@ import math
 from . import base
 from .bundle import Bundle, make_bundle
 from .number import strip, strip_dead
-from .rules import HELPERS, TABLE
-from .tags import FORWARD, NotDifferentiableError, newer
+from .rules import TABLE
+from .tags import FORWARD, NotDifferentiableError, alive, newer
 from .tape import TapeCell, make_cell
 
 
 def _lift1(rule, x):
     """The general unary lift: any primal, dead tags, every mode."""
     tag = x.tag
-    if not tag.live:
+    if not tag.live and not alive(tag):
         return rule.op(x.primal)
     p = x.primal
     r = rule.op(p)
@@ -45,9 +45,9 @@ def _lift2(rule, x, y):
     tx, ty = type(x), type(y)
     gx = x.tag if (tx is Bundle or tx is TapeCell) else None
     gy = y.tag if (ty is Bundle or ty is TapeCell) else None
-    if gx is not None and not gx.live:
+    if gx is not None and not gx.live and not alive(gx):
         return rule.op(x.primal, y)
-    if gy is not None and not gy.live:
+    if gy is not None and not gy.live and not alive(gy):
         return rule.op(x, y.primal)
     if gx is None and base.family(x) is None or gy is None and base.family(y) is None:
         bad = y if gx is not None else x
@@ -191,9 +191,6 @@ _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins)
 _FLOAT = dict(base.FLOAT, **_CONSTANTS)
 _BASE = dict(base.BASE, **_CONSTANTS)
 _AD = dict(_CONSTANTS)
-for _namespace in (_FLOAT, _AD):
-    for _name, _helper in HELPERS.items():
-        _namespace[_name] = type(_helper)(_helper.__code__, _namespace, _name)
 
 
 def _compile(text, namespace, params):
@@ -234,12 +231,14 @@ _AD.update(OPS)
 _REFLECTED = {rule.name: _generate(_BINARY, rule, "Y, X")
               for rule in TABLE if rule.arity == 2 and rule.partial_texts}
 
-(add, sub, mul, div, pow, mod, floordiv, atan2, hypot, neg, abs, sqrt, exp, expm1, log, log1p,
- sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, sign, floor, ceil, trunc, round, int) = (
+(add, sub, mul, div, pow, mod, floordiv, atan2, hypot, maximum, minimum, neg, square, reciprocal,
+ abs, sqrt, exp, expm1, log, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, sign, floor,
+ ceil, trunc, round, int) = (
     OPS[name] for name in (
-        "add", "sub", "mul", "div", "pow", "mod", "floordiv", "atan2", "hypot", "neg", "abs",
-        "sqrt", "exp", "expm1", "log", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
-        "sinh", "cosh", "tanh", "sign", "floor", "ceil", "trunc", "round", "int"))
+        "add", "sub", "mul", "div", "pow", "mod", "floordiv", "atan2", "hypot", "maximum",
+        "minimum", "neg", "square", "reciprocal", "abs", "sqrt", "exp", "expm1", "log", "log1p",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sign", "floor",
+        "ceil", "trunc", "round", "int"))
 
 
 def _pow3(x, y, modulo=None):

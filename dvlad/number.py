@@ -10,7 +10,7 @@ delegation to the primitive of the rule table.  This module holds the rest of th
   on a number with a live perturbation: they would silently drop its derivative;
 - AD numbers are unhashable (``set``, ``lru_cache`` would merge two tangents).
 """
-from .tags import PerturbedConversionError
+from .tags import PerturbedConversionError, alive
 
 
 class ADNumber:
@@ -76,7 +76,7 @@ def strip(x):
 
 def strip_dead(x):
     """x with the layers whose derivative call has returned removed (they are constants now)."""
-    while isinstance(x, ADNumber) and not x.tag.live:
+    while isinstance(x, ADNumber) and not x.tag.live and not alive(x.tag):
         x = x.primal
     return x
 

@@ -22,8 +22,15 @@ tests/test_conventions.py; notes/conventions.md gives the reasons):
     log(0) = -inf, log'(0) = +inf (likewise log1p at -1)
     asin'(±1) = +inf, acos'(±1) = -inf
     atan2 and hypot at (0, 0): value 0, partials (0, 0)
+    maximum, minimum at a tie x == y: partials (1/2, 1/2)
 """
-# flake8: noqa: F821  -- the helpers' free names are bound by dvlad.lift, once per namespace
+# ∂(x**y)/∂x: away from x = 0 the formula holds for every y (y = 0 included: its y-derivative
+# x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1 (int, float and mpf have
+# already raised at 0**y for y < 0).  The cheap test comes first: arrays skip the rest when y ≥ 1.
+POW_DX = ("y * x ** (y - 1) if not (y < 1 and x == 0) "
+          "else (0.0 if y == 0 else (INF if y > 0 else y * x ** (y - 1)))")
+# ∂(x**y)/∂y = x**y·log x; 0 at x = 0; nan for x < 0, where no real derivative exists.
+POW_DY = "r * log(x) if x > 0 else (0.0 if x == 0 else NAN)"
 
 BINARY = [
     # name        base            ∂/∂x                                  ∂/∂y
@@ -31,15 +38,21 @@ BINARY = [
     ("sub",      "x - y",        "1.0",                                 "-1.0"),
     ("mul",      "x * y",        "y",                                   "x"),
     ("div",      "x / y",        "1.0 / y",                             "-r / y"),
-    ("pow",      "pow(x, y)",    "pow_dx(x, y, r)",                     "pow_dy(x, y, r)"),
+    ("pow",      "pow(x, y)",    POW_DX,                                POW_DY),
     ("mod",      "x % y",        "1.0",                                 "-floor(x / y)"),
     ("atan2",    "atan2(x, y)",  "y / (x*x + y*y) if x or y else 0.0",  "-x / (x*x + y*y) if x or y else 0.0"),
     ("hypot",    "hypot(x, y)",  "x / r if r else 0.0",                 "y / r if r else 0.0"),
+    ("maximum",  "maximum(x, y)", "1.0 if x > y else (0.5 if x == y else 0.0)",
+                                  "1.0 if y > x else (0.5 if x == y else 0.0)"),
+    ("minimum",  "minimum(x, y)", "1.0 if x < y else (0.5 if x == y else 0.0)",
+                                  "1.0 if y < x else (0.5 if x == y else 0.0)"),
 ]
 
 UNARY = [
     # name        base            ∂/∂x
     ("neg",      "-x",           "-1.0"),
+    ("square",   "x * x",        "2.0 * x"),
+    ("reciprocal", "1.0 / x",    "-r * r"),
     ("abs",      "abs(x)",       "sign(x)"),
     ("sqrt",     "sqrt(x)",      "0.5 / r if r else INF"),
     ("exp",      "exp(x)",       "r"),
@@ -67,26 +80,6 @@ PIECEWISE = [
     ("round",     1,     "round(x)"),
     ("int",       1,     "int(x)"),
 ]
-
-
-def pow_dx(x, y, r):
-    """∂(x**y)/∂x.  Away from x = 0 the formula holds for every y (y = 0 included: its
-    y-derivative x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1."""
-    if x == 0 and y < 1:
-        if y == 0:
-            return 0.0
-        return INF if y > 0 else y * x ** (y - 1)   # y < 0: int, float, mpf raised at 0**y
-    return y * x ** (y - 1)
-
-
-def pow_dy(x, y, r):
-    """∂(x**y)/∂y = x**y·log x; 0 at x = 0, nan for x < 0 where no real derivative exists."""
-    if x > 0:
-        return r * log(x)
-    return 0.0 if x == 0 else NAN
-
-
-HELPERS = {"pow_dx": pow_dx, "pow_dy": pow_dy}
 
 
 class Rule:

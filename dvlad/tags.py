@@ -8,6 +8,7 @@ A tag is *live* while the call that made it is running.  When the call returns t
 bundle or tape cell that escaped the call is, from then on, a constant equal to its primal.
 """
 import itertools
+import threading
 
 FORWARD = "forward"
 REVERSE = "reverse"
@@ -20,9 +21,10 @@ class Tag:
     """One perturbation ε<n>: made fresh by each call of a derivative operator."""
 
     # n: its place in creation order; kind: FORWARD (bundles) or REVERSE (tape cells);
-    # live: False once the call that made it has returned; tape: REVERSE only, the list of
-    # cells while the call is taping; origin: the operator's name, for messages.
-    __slots__ = ("n", "kind", "live", "tape", "origin")
+    # live: False once the call that made it has returned (or while suspended); tape: REVERSE
+    # only, the list of cells while the call is taping; origin: the operator's name, for
+    # messages; owner: the thread that suspended it, if one has.
+    __slots__ = ("n", "kind", "live", "tape", "origin", "owner")
 
     def __repr__(self):
         return f"ε{self.n}"
@@ -32,7 +34,15 @@ def new_tag(kind, origin):
     """A fresh tag, newer than every tag made before it in this process."""
     tag = Tag()    # no __init__: cheaper, and tags are made on every derivative call
     tag.n, tag.kind, tag.live, tag.tape, tag.origin = next(_counter), kind, True, None, origin
+    tag.owner = None
     return tag
+
+
+def alive(tag):
+    """Is tag's perturbation on for the calling thread?  The hot paths read ``tag.live`` and
+    come here only when it is False: a tag another thread has suspended is still live here."""
+    owner = tag.owner
+    return tag.live or (owner is not None and owner != threading.get_ident())
 
 
 def newer(a, b):
@@ -45,7 +55,8 @@ def newer(a, b):
 
 
 class suspended:
-    """Within the block, tag's perturbation is switched off: its values act as their primals.
+    """Within the block, tag's perturbation is switched off for this thread: its values act as
+    their primals.  Other threads still see it live (see :func:`alive`).
 
     Used to compute the primal of something whose inputs carry ``tag`` without recording on its
     tape or building its bundles (fixed points iterate this way).  Restored even on exceptions.
@@ -57,10 +68,13 @@ class suspended:
         self.tag = tag
 
     def __enter__(self):
+        # owner first, then live: a thread that sees live False also sees who suspended it
+        self.tag.owner = threading.get_ident()
         self.tag.live = False
 
     def __exit__(self, *exc):
         self.tag.live = True
+        self.tag.owner = None
 
 
 class DvladError(Exception):

@@ -400,10 +400,11 @@ def test_wrong_vjp_caught_by_dot_product_test():
 
 UNARY_POINTS = {"neg": 0.7, "abs": -0.7, "sqrt": 2.0, "exp": 0.3, "expm1": 0.3, "log": 2.0,
                 "log1p": 0.5, "sin": 0.7, "cos": 0.7, "tan": 0.4, "asin": 0.3, "acos": -0.3,
-                "atan": 0.7, "sinh": 0.7, "cosh": 0.7, "tanh": 0.7}
+                "atan": 0.7, "sinh": 0.7, "cosh": 0.7, "tanh": 0.7,
+                "square": -0.7, "reciprocal": 1.3}
 BINARY_POINTS = {"add": (0.7, -1.3), "sub": (0.7, -1.3), "mul": (0.7, -1.3), "div": (0.7, -1.3),
                  "pow": (1.7, -1.3), "mod": (5.3, 2.1), "atan2": (0.7, -1.3),
-                 "hypot": (0.7, -1.3)}
+                 "hypot": (0.7, -1.3), "maximum": (0.7, -1.3), "minimum": (0.7, -1.3)}
 
 
 def test_points_cover_the_rule_table():

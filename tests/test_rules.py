@@ -37,6 +37,8 @@ KINDS = {
 # written as plain Python numbers on purpose: they mix with every base type.
 UNARY = [
     ("neg", ad.neg, lambda x: -x, "0.7"),
+    ("square", ad.square, lambda x: x * x, "-0.7"),
+    ("reciprocal", ad.reciprocal, lambda x: 1 / x, "1.3"),
     ("abs_pos", ad.abs, abs, "0.8"),
     ("abs_neg", ad.abs, abs, "-1.3"),
     ("sqrt", ad.sqrt, mpmath.sqrt, "2.5"),
@@ -97,6 +99,10 @@ BINARY = [
     ("atan2_q3", ad.atan2, mpmath.atan2, "-0.6", "-0.8"),
     ("atan2_q4", ad.atan2, mpmath.atan2, "-0.6", "0.8"),
     ("hypot", ad.hypot, mpmath.hypot, "1.2", "0.5"),
+    ("maximum", ad.maximum, max, "1.2", "0.5"),
+    ("maximum_y", ad.maximum, max, "-1.2", "0.5"),
+    ("minimum", ad.minimum, min, "1.2", "0.5"),
+    ("minimum_y", ad.minimum, min, "-1.2", "0.5"),
     ("hypot_neg", ad.hypot, mpmath.hypot, "-0.8", "-0.6"),
 ]
 
