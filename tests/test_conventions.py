@@ -335,14 +335,14 @@ def test_max_min_tie_follows_the_first_argument(kind, mode, pick):
     assert typed(kind, d(lambda x: pick(one, x))(one)) == 0
 
 
-# ---- dvlad.maximum / dvlad.minimum at a tie: the derivative splits evenly ------------------------
+# ---- ad.maximum / ad.minimum at a tie: the derivative splits evenly ------------------------
 
-@pytest.mark.parametrize("op", [dvlad.maximum, dvlad.minimum], ids=["maximum", "minimum"])
+@pytest.mark.parametrize("op", [ad.maximum, ad.minimum], ids=["maximum", "minimum"])
 def test_max_min_tie_splits_the_derivative_evenly(op):
     """At x == y each argument gets ½: maximum(x, x) then has derivative 1, like x itself."""
-    for grad in (dvlad.gradient_f, dvlad.gradient_r):
+    for grad in (ad.gradient_f, ad.gradient_r):
         assert grad(lambda p: op(p[0], p[1]))((2.0, 2.0)) == (0.5, 0.5)
-        assert grad(lambda p: op(p[0], p[1]))((3.0, 2.0)) == ((1.0, 0.0) if op is dvlad.maximum
+        assert grad(lambda p: op(p[0], p[1]))((3.0, 2.0)) == ((1.0, 0.0) if op is ad.maximum
                                                                else (0.0, 1.0))
-    assert dvlad.derivative(lambda x: op(x, x))(2.0) == 1.0
-    assert dvlad.gradient_r(lambda x: op(x, x))(2.0) == 1.0
+    assert ad.derivative(lambda x: op(x, x))(2.0) == 1.0
+    assert ad.gradient_r(lambda x: op(x, x))(2.0) == 1.0
