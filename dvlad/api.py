@@ -6,6 +6,8 @@ Structures: inputs are real numbers or nested tuples/lists/dicts of them; gradie
 the same structure.  Jacobians and Hessians are lists of rows over the *flattened* leaves
 (positions, then dict insertion order): ``J[i][j] = ∂out_i/∂in_j``.
 """
+import numpy as np
+
 from .base import one_like, zero_like
 from .bundle import Bundle, make_bundle, primal_of, tangent_of
 from .number import ADNumber, strip, strip_dead
@@ -42,11 +44,20 @@ def _forward(f, x, v, origin):
     try:
         # A leaf whose direction is exactly 0 is a constant, not a bundle with tangent 0: this
         # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
-        y = f(unflatten(tree, [a if (b == 0 and not isinstance(b, ADNumber))
-                               else make_bundle(tag, a, b) for a, b in zip(leaves, vleaves)]))
+        y = f(unflatten(tree, [a if _is_zero(b) else make_bundle(tag, a, b)
+                               for a, b in zip(leaves, vleaves)]))
         return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False
+
+
+def _is_zero(b):
+    """A direction that is exactly 0 (every element of it), with no perturbation of its own."""
+    if isinstance(b, ADNumber):
+        return False
+    if isinstance(b, np.ndarray):
+        return not b.any()
+    return b == 0
 
 
 def _split(f, x, v, y, tag, zero, origin):
@@ -135,15 +146,41 @@ def gradient_f(f):
     """
     def grad(x):
         leaves, tree = flatten(x, "gradient_f's input")
-        one, zero = (one_like(strip(leaves[0])), zero_like(strip(leaves[0]))) if leaves else (1, 0)
-        out = []
-        for j in range(len(leaves)):
-            e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
-            value, slope = _forward(f, x, e_j, "gradient_f")
+        out = [None] * len(leaves)
+        for j, k, e in _unit_directions(leaves, tree):
+            value, slope = _forward(f, x, e, "gradient_f")
             _real(value, "gradient_f's function value")
-            out.append(slope)
+            out[j] = _place(out[j], k, slope, leaves[j])
         return unflatten(tree, out)
     return grad
+
+
+def _unit_directions(leaves, tree):
+    """(leaf j, element k or None, the direction e_jk) for every input number."""
+    zeros = [zero_like(strip(a)) for a in leaves]
+    for j, a in enumerate(leaves):
+        base_a = strip(a)
+        if isinstance(base_a, np.ndarray):
+            for k in np.ndindex(base_a.shape):
+                e = np.zeros_like(base_a)
+                e[k] = 1
+                yield j, k, unflatten(tree, zeros[:j] + [e] + zeros[j + 1:])
+        else:
+            yield j, None, unflatten(tree, zeros[:j] + [one_like(base_a)] + zeros[j + 1:])
+
+
+def _place(block, k, value, leaf):
+    """Write one input element's column ``value`` into a Jacobian block (out.shape + in.shape)."""
+    if k is None:
+        return value
+    if block is None:
+        out_shape = np.shape(strip(value))
+        block = np.zeros(out_shape + np.shape(strip(leaf)),
+                         dtype=np.result_type(strip(value), strip(leaf)))
+        if isinstance(value, ADNumber):
+            block = block.astype(object)
+    block[(Ellipsis,) + k] = value
+    return block
 
 
 class Recording:
@@ -231,23 +268,38 @@ def gradient_r(f):
 def jacobian_f(f):
     """J(f)(x) by forward mode, one pass per input number: J[i][j] = ∂out_i/∂in_j.
 
+    Rows are f's output leaves and columns x's leaves, flattened; for an array leaf the entry is
+    a block of shape out.shape + in.shape, and for an array x with one output leaf J is that
+    block itself.
+
     >>> jacobian_f(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
     """
     def jac(x):
         leaves, tree = flatten(x, "jacobian_f's input")
-        one, zero = (one_like(strip(leaves[0])), zero_like(strip(leaves[0]))) if leaves else (1, 0)
-        columns = []
-        for j in range(len(leaves)):
-            e_j = unflatten(tree, [one if k == j else zero for k in range(len(leaves))])
-            columns.append(flatten(_forward(f, x, e_j, "jacobian_f")[1], "jacobian_f's result")[0])
-        m = len(columns[0]) if columns else len(flatten(f(x), "jacobian_f's result")[0])
-        return [[columns[j][i] for j in range(len(leaves))] for i in range(m)]
+        rows = None
+        for j, k, e in _unit_directions(leaves, tree):
+            column = flatten(_forward(f, x, e, "jacobian_f")[1], "jacobian_f's result")[0]
+            if rows is None:
+                rows = [[None] * len(leaves) for _ in column]
+            for i, value in enumerate(column):
+                rows[i][j] = _place(rows[i][j], k, value, leaves[j])
+        if rows is None:
+            rows = [[] for _ in flatten(f(x), "jacobian_f's result")[0]]
+        return _shape_jacobian(rows, x)
     return jac
+
+
+def _shape_jacobian(rows, x):
+    if isinstance(strip(x), np.ndarray) and len(rows) == 1:
+        return rows[0][0]
+    return rows
 
 
 def jacobian_r(f):
     """J(f)(x) by one reverse pass and one sweep per output number: J[i][j] = ∂out_i/∂in_j.
+
+    Shaped as :func:`jacobian_f`.
 
     >>> jacobian_r(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
@@ -255,12 +307,28 @@ def jacobian_r(f):
     def jac(x):
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
+        leaves, _ = flatten(x, "jacobian_r's input")
         rows = []
         for i, u in enumerate(outs):
-            e_i = unflatten(out_tree, [one_like(strip(v)) if k == i else zero_like(strip(v))
-                                       for k, v in enumerate(outs)])
-            rows.append(flatten(back(e_i), "jacobian_r's input")[0])
-        return rows
+            zeros = [zero_like(strip(v)) for v in outs]
+            base_u = strip(u)
+            if isinstance(base_u, np.ndarray):
+                blocks = [np.zeros(base_u.shape + np.shape(strip(a)),
+                                   dtype=np.result_type(base_u, strip(a))) for a in leaves]
+                for k in np.ndindex(base_u.shape):
+                    e = np.zeros_like(base_u)
+                    e[k] = 1
+                    sens = flatten(back(unflatten(out_tree, zeros[:i] + [e] + zeros[i + 1:])),
+                                   "jacobian_r's input")[0]
+                    for b, g in zip(blocks, sens):
+                        if isinstance(g, ADNumber) and b.dtype != object:
+                            b = b.astype(object)
+                        b[k] = g
+                rows.append(blocks)
+            else:
+                e_i = unflatten(out_tree, zeros[:i] + [one_like(base_u)] + zeros[i + 1:])
+                rows.append(flatten(back(e_i), "jacobian_r's input")[0])
+        return _shape_jacobian(rows, x)
     return jac
 
 

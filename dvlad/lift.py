@@ -19,12 +19,15 @@ reflected operator (``1.0 - x``) gets its own function instead of a lambda frame
 import builtins
 import math
 
+import numpy as np
+
 from . import base
 from .bundle import Bundle, make_bundle
 from .number import strip, strip_dead
 from .rules import TABLE
 from .tags import FORWARD, NotDifferentiableError, alive, newer
 from .tape import TapeCell, make_cell
+from .vectorize import make_helpers, vectorize
 
 
 def _lift1(rule, x):
@@ -34,7 +37,7 @@ def _lift1(rule, x):
         return rule.op(x.primal)
     p = x.primal
     r = rule.op(p)
-    d = rule.partials[0](p, r)
+    d = (rule.array_partials if _is_array(p) else rule.partials)[0](p, r)
     if type(x) is Bundle:
         return make_bundle(tag, r, d * x.tangent)
     return make_cell(tag, r, (x, d))
@@ -60,6 +63,8 @@ def _lift2(rule, x, y):
     if type(px) is not type(py):
         px, py = base.promote(px, py, strip)
     r = rule.op(px, py)
+    if _is_array(px) or _is_array(py):
+        return _lift2_array(rule, tag, x, y, xin, yin, px, py, r)
     dfx, dfy = rule.partials
     if tag.kind is FORWARD:
         if xin:
@@ -74,6 +79,47 @@ def _lift2(rule, x, y):
     else:
         links = (y, dfy(px, py, r))
     return make_cell(tag, r, links)
+
+
+def _is_array(v):
+    return type(strip(v)) is np.ndarray
+
+
+def _shape(v):
+    return np.shape(strip(v))
+
+
+def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
+    """The binary lift when a primal is an array: broadcasting in both directions.
+
+    Forward: a tangent that broadcasting made smaller than the result is broadcast up to it.
+    Reverse: the partial of an argument that was broadcast is an Unbroadcast map, whose
+    transpose sums the sensitivity back down to the argument's shape.
+    """
+    dfx, dfy = rule.array_partials
+    rshape = _shape(r)
+    if tag.kind is FORWARD:
+        if xin:
+            t = dfx(px, py, r) * x.tangent
+            if yin:
+                t = t + dfy(px, py, r) * y.tangent
+        else:
+            t = dfy(px, py, r) * y.tangent
+        if _shape(t) != rshape:
+            t = ARRAY_OPS["broadcast_to"](t, rshape)
+        return make_bundle(tag, r, t)
+    links = ()
+    for arg, inside, p, df in ((x, xin, px, dfx), (y, yin, py, dfy)):
+        if inside:
+            d = df(px, py, r)
+            if _shape(p) != rshape:
+                d = ARRAY_OPS["Unbroadcast"](d, _shape(p))
+            links += (arg, d)
+    return make_cell(tag, r, links)
+
+
+#: Filled by dvlad.arrays (which builds on this module): broadcast_to, Unbroadcast, where.
+ARRAY_OPS = {}
 
 
 def lift_n(op, partials, args):
@@ -191,6 +237,9 @@ _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins)
 _FLOAT = dict(base.FLOAT, **_CONSTANTS)
 _BASE = dict(base.BASE, **_CONSTANTS)
 _AD = dict(_CONSTANTS)
+# Array primals: the same rows with their conditionals made elementwise (dvlad.vectorize), and
+# dvlad's where to join the branches (bound when dvlad.arrays is imported).
+_ARRAY_AD = dict(_CONSTANTS, **make_helpers(lambda c, a, b: ARRAY_OPS["where"](c, a, b)))
 
 
 def _compile(text, namespace, params):
@@ -217,6 +266,8 @@ def _make(rule):
                    else (lambda x: bop(strip(x))))
     else:
         rule.partials = tuple(_compile(d, _AD, params + ", r") for d in rule.partial_texts)
+        rule.array_partials = tuple(_compile(vectorize(d), _ARRAY_AD, params + ", r")
+                                    for d in rule.partial_texts)
         rule.op = (_generate(_BINARY, rule, "X, Y") if rule.arity == 2
                    else _generate(_UNARY, rule))
     rule.op.__name__ = rule.op.__qualname__ = rule.name
@@ -227,6 +278,7 @@ def _make(rule):
 
 OPS = {rule.name: _make(rule) for rule in TABLE}
 _AD.update(OPS)
+_ARRAY_AD.update(OPS)
 # other - self: the same row, arguments in the other order
 _REFLECTED = {rule.name: _generate(_BINARY, rule, "Y, X")
               for rule in TABLE if rule.arity == 2 and rule.partial_texts}

@@ -85,12 +85,13 @@ PIECEWISE = [
 class Rule:
     """One row of the table, compiled by dvlad.lift: ``op`` is the public primitive."""
 
-    __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials", "op")
+    __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials",
+                 "array_partials", "op")
 
     def __init__(self, name, arity, base_text, partial_texts):
         self.name, self.arity = name, arity
         self.base_text, self.partial_texts = base_text, partial_texts
-        self.base = self.partials = self.op = None      # set by dvlad.lift
+        self.base = self.partials = self.array_partials = self.op = None   # set by dvlad.lift
 
     def __repr__(self):
         parts = ", ".join(self.partial_texts)

@@ -1,0 +1,116 @@
+"""The rule table's partials for array primals: the same text, conditionals made elementwise.
+
+A row's partial such as ``0.5 / r if r else INF`` asks Python's ``if`` about one number.  For an
+array primal :func:`vectorize` rewrites the text (with :mod:`ast`) so that
+
+- ``A if C else B`` becomes ``select(C, lambda: A, lambda: B)``;
+- ``C and D`` / ``C or D`` / ``not C`` become ``all_``/``any_``/``not_`` of thunks;
+- a chained comparison ``a < b < c`` becomes ``all_`` of its links, and a bare value used as a
+  condition ``x`` becomes ``x != 0``.
+
+At run time ``select`` evaluates only the branch it needs when the condition is one boolean or
+the same for every element (``x ** 2``: ``y < 1`` is False, so only ``y * x ** (y - 1)`` runs);
+otherwise both branches, under ``np.errstate`` (a masked branch may divide by zero), joined by
+dvlad's own ``where``, whose derivative selects tangents rather than multiplying by a 0/1 mask (so
+a masked inf or nan cannot leak into a derivative as 0·inf).
+"""
+import ast
+
+import numpy as np
+
+__all__ = ["vectorize", "HELPERS"]
+
+
+class _Elementwise(ast.NodeTransformer):
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return _call("select", [_truth(node.test), _thunk(node.body), _thunk(node.orelse)])
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "all_" if isinstance(node.op, ast.And) else "any_"
+        return _call(name, [_thunk(_truth(v)) for v in node.values])
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return _call("not_", [_truth(node.operand)])
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        left, links = node.left, []
+        for op, right in zip(node.ops, node.comparators):
+            links.append(_thunk(ast.Compare(left=left, ops=[op], comparators=[right])))
+            left = right
+        return _call("all_", links)
+
+
+def _call(name, args):
+    return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
+
+
+def _thunk(expr):
+    no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                            kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(args=no_args, body=expr)
+
+
+def _truth(expr):
+    if isinstance(expr, ast.Compare):
+        return expr
+    if isinstance(expr, ast.Call) and getattr(expr.func, "id", "") in ("all_", "any_", "not_"):
+        return expr
+    return ast.Compare(left=expr, ops=[ast.NotEq()], comparators=[ast.Constant(0)])
+
+
+def vectorize(text):
+    """The rule text with its conditionals made elementwise (see the module docstring)."""
+    tree = _Elementwise().visit(ast.parse(text, mode="eval"))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _uniform(c):
+    """True/False if condition c is one boolean or the same everywhere, else None."""
+    if np.ndim(c) == 0:
+        return bool(c)
+    if c.all():
+        return True
+    if not c.any():
+        return False
+    return None
+
+
+def make_helpers(where):
+    """The run-time helpers, given dvlad's differentiable ``where(c, a, b)``."""
+    def select(c, a, b):
+        u = _uniform(c)
+        if u is not None:
+            return a() if u else b()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return where(c, a(), b())
+
+    def all_(*thunks):
+        acc = True
+        for t in thunks:
+            v = t()
+            if np.ndim(v) == 0 and not v:
+                return False
+            acc = acc & v
+        return acc
+
+    def any_(*thunks):
+        acc = False
+        for t in thunks:
+            v = t()
+            if np.ndim(v) == 0 and v:
+                return True
+            acc = acc | v
+        return acc
+
+    def not_(c):
+        return ~c if np.ndim(c) else not c
+
+    return {"select": select, "all_": all_, "any_": any_, "not_": not_}
