@@ -6,7 +6,7 @@
 """
 from .api import (derivative, directional_derivative, gradient_f, gradient_r, hessian, hvp,
                   jacobian_f, jacobian_r, jvp, primal, vjp)
-from . import arrays, naive
+from . import arrays, naive, protocol
 from .bundle import Bundle
 from .custom import primitive, vector_primitive
 from .fixed_point import fixed_point, root

@@ -5,6 +5,8 @@ order) and a tree that ``unflatten`` rebuilds with new leaves, keeping every con
 (namedtuples and tuple/list/dict subclasses included).  User structures are shallow, so these
 recurse; the tape sweep is the part that must never recurse.
 """
+import numpy as np
+
 from . import base
 from .number import ADNumber
 from .tags import NotDifferentiableError
@@ -39,6 +41,8 @@ def _flatten(x, leaves, who, functions):
     if is_number(x) or (functions and callable(x)):
         leaves.append(x)
         return _LEAF
+    if isinstance(x, np.ndarray) and x.dtype == object:     # an object array: a container
+        return (_ObjectArray, x.shape, [_flatten(v, leaves, who, functions) for v in x.flat])
     if isinstance(x, (tuple, list)):
         return (type(x), [_flatten(v, leaves, who, functions) for v in x])
     if isinstance(x, dict):
@@ -54,9 +58,19 @@ def unflatten(tree, leaves):
     return _unflatten(tree, iter(leaves))
 
 
+class _ObjectArray:
+    """Tree marker for an object array of numbers."""
+
+
 def _unflatten(tree, it):
     if tree is _LEAF:
         return next(it)
+    if tree[0] is _ObjectArray:
+        _, shape, children = tree
+        out = np.empty(len(children), dtype=object)
+        for k, c in enumerate(children):
+            out[k] = _unflatten(c, it)
+        return out.reshape(shape)
     if len(tree) == 2:
         kind, children = tree
         items = [_unflatten(c, it) for c in children]

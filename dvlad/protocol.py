@@ -1,0 +1,205 @@
+"""numpy's protocols on AD numbers, so that plain numpy code differentiates.
+
+``np.sin(x)``, ``x @ a``, ``np.sum(x, axis=0)``, ``x[1:]``, ``x.T`` on a bundle or tape cell call
+dvlad's primitive for that function, through numpy's ``__array_ufunc__`` and
+``__array_function__`` protocols.  A numpy function with no rule raises
+:class:`~dvlad.NotDifferentiableError` naming it — never a silently dropped derivative.
+Comparisons and predicates (``<``, ``np.isnan``...) look at primals and return plain booleans.
+On an object array of AD numbers numpy calls each element's method (``x.sin()``), which these
+methods also provide, so object arrays of scalar AD numbers keep working.
+"""
+import numpy as np
+
+from . import arrays as A
+from . import lift as L
+from .bundle import Bundle
+from .number import strip
+from .tags import NotDifferentiableError
+from .tape import TapeCell
+
+UFUNCS = {
+    np.add: L.add, np.subtract: L.sub, np.multiply: L.mul, np.true_divide: L.div,
+    np.power: L.pow, np.float_power: L.pow, np.negative: L.neg, np.positive: lambda x: x,
+    np.absolute: L.abs, np.fabs: L.abs, np.sqrt: L.sqrt, np.square: L.square,
+    np.reciprocal: L.reciprocal, np.exp: L.exp, np.expm1: L.expm1, np.log: L.log,
+    np.log1p: L.log1p, np.sin: L.sin, np.cos: L.cos, np.tan: L.tan, np.arcsin: L.asin,
+    np.arccos: L.acos, np.arctan: L.atan, np.arctan2: L.atan2, np.sinh: L.sinh, np.cosh: L.cosh,
+    np.tanh: L.tanh, np.hypot: L.hypot, np.maximum: L.maximum, np.minimum: L.minimum,
+    np.matmul: A.matmul, np.floor: L.floor, np.ceil: L.ceil, np.trunc: L.trunc,
+    np.rint: L.round, np.sign: L.sign, np.floor_divide: L.floordiv, np.remainder: L.mod,
+}
+# Functions of primals only: their results carry no derivative (booleans, predicates).
+PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+              np.isnan, np.isinf, np.isfinite, np.signbit, np.logical_and, np.logical_or,
+              np.logical_not, np.logical_xor}
+
+
+def _no_rule(what):
+    return NotDifferentiableError(
+        f"{what} has no dvlad rule, so its derivative would be silently lost. Use a dvlad or "
+        f"numpy function that has one (see notes/arrays.md), or define one with "
+        f"dvlad.primitive / dvlad.vector_primitive.")
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if ufunc in PREDICATES:
+        return getattr(ufunc, method)(*(strip(i) for i in inputs), **kwargs)
+    if method == "reduce" and ufunc is np.add and not kwargs.get("out"):
+        return A.sum(inputs[0], kwargs.get("axis", 0), kwargs.get("keepdims", False))
+    op = UFUNCS.get(ufunc)
+    if method != "__call__" or op is None:
+        raise _no_rule(f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}"))
+    extra = {k: v for k, v in kwargs.items() if not (k == "out" and v is None)}
+    if extra:
+        raise NotDifferentiableError(f"numpy.{ufunc.__name__} with {sorted(extra)}: dvlad "
+                                     f"differentiates the plain call only")
+    if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
+        return np.frompyfunc(op, len(inputs), 1)(*inputs)     # element by element
+    return op(*inputs)
+
+
+def _plain(**bad):
+    for k, v in bad.items():
+        if v is not None and v is not np._NoValue:
+            raise NotDifferentiableError(f"dvlad does not differentiate with {k}={v!r}")
+
+
+def _reduction(fn):
+    def handler(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        _plain(dtype=dtype, out=out, **kw)
+        return fn(a, axis, bool(keepdims))
+    return handler
+
+
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    _plain(copy=copy)
+    if order != "C":
+        raise NotDifferentiableError("reshape: dvlad supports order='C'")
+    return A.reshape(a, shape if shape is not None else newshape)
+
+
+def _where(condition, x=None, y=None):
+    if x is None and y is None:
+        return np.where(strip(condition))
+    return A.where(strip(condition), x, y)
+
+
+def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+          max=np._NoValue, **kw):
+    _plain(out=out, **kw)
+    lo = a_min if a_min is not np._NoValue else (min if min is not np._NoValue else None)
+    hi = a_max if a_max is not np._NoValue else (max if max is not np._NoValue else None)
+    return A.clip(a, lo, hi)
+
+
+def _norm(x, ord=None, axis=None, keepdims=False):
+    if ord not in (None, 2, "fro") or (ord == 2 and len(A.shape(x)) > 1 and axis is None):
+        raise _no_rule(f"numpy.linalg.norm with ord={ord!r}")
+    return L.sqrt(A.sum(x * x, axis, keepdims))
+
+
+def _diff(a, n=1, axis=-1):
+    for _ in range(n):
+        nd = len(A.shape(a))
+        hi = [slice(None)] * nd
+        lo = [slice(None)] * nd
+        hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+        a = A.getitem(a, tuple(hi)) - A.getitem(a, tuple(lo))
+    return a
+
+
+FUNCTIONS = {
+    np.sum: _reduction(A.sum), np.mean: _reduction(A.mean), np.prod: _reduction(A.prod),
+    np.max: _reduction(A.amax), np.amax: _reduction(A.amax), np.min: _reduction(A.amin),
+    np.amin: _reduction(A.amin),
+    np.dot: lambda a, b, out=None: (_plain(out=out), A.dot(a, b))[1],
+    np.inner: A.inner, np.outer: lambda a, b, out=None: (_plain(out=out), A.outer(a, b))[1],
+    np.tensordot: A.tensordot,
+    np.einsum: lambda spec, *ops, out=None, optimize=False: (_plain(out=out),
+                                                             A.einsum(spec, *ops))[1],
+    np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: (
+        _plain(dtype=dtype, out=out), A.trace(a, offset, axis1, axis2))[1],
+    np.linalg.solve: A.solve, np.linalg.inv: A.inv, np.linalg.det: A.det,
+    np.linalg.slogdet: A.slogdet, np.linalg.norm: _norm,
+    np.reshape: _reshape, np.transpose: A.transpose, np.swapaxes: A.swapaxes,
+    np.squeeze: A.squeeze, np.expand_dims: A.expand_dims, np.ravel: lambda a, order="C":
+    A.reshape(a, (-1,)),
+    np.concatenate: lambda arrays, axis=0, out=None, **kw: (_plain(out=out, **kw),
+                                                             A.concatenate(arrays, axis))[1],
+    np.stack: lambda arrays, axis=0, out=None, **kw: (_plain(out=out, **kw),
+                                                       A.stack(arrays, axis))[1],
+    np.broadcast_to: lambda array, shape, subok=False: A.broadcast_to(array, tuple(
+        np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape),
+    np.where: _where, np.clip: _clip, np.diff: _diff,
+    np.shape: A.shape, np.ndim: lambda a: len(A.shape(a)),
+    np.size: lambda a, axis=None: np.size(strip(a), axis),
+    np.zeros_like: lambda a, *args, **kw: np.zeros_like(strip(a), *args, **kw),
+    np.ones_like: lambda a, *args, **kw: np.ones_like(strip(a), *args, **kw),
+    np.isclose: lambda a, b, *args, **kw: np.isclose(strip(a), strip(b), *args, **kw),
+    np.allclose: lambda a, b, *args, **kw: np.allclose(strip(a), strip(b), *args, **kw),
+    np.array_equal: lambda a, b, *args, **kw: np.array_equal(strip(a), strip(b), *args, **kw),
+}
+
+
+def array_function(self, func, types, args, kwargs):
+    handler = FUNCTIONS.get(func)
+    if handler is None:
+        raise _no_rule(f"{func.__module__}.{func.__name__}")
+    return handler(*args, **kwargs)
+
+
+def _iter(self):
+    n = len(self)
+    return (A.getitem(self, i) for i in range(n))
+
+
+def _len(self):
+    shp = A.shape(self)
+    if not shp:
+        raise TypeError("len() of a 0-d AD number")
+    return shp[0]
+
+
+def _getitem(self, idx):
+    if not A.shape(self):
+        raise IndexError("invalid index to a 0-d AD number")
+    return A.getitem(self, idx)
+
+
+def _install(cls):
+    cls.__array_ufunc__ = array_ufunc
+    cls.__array_function__ = array_function
+    cls.shape = property(A.shape)
+    cls.ndim = property(lambda self: len(A.shape(self)))
+    cls.size = property(lambda self: int(np.prod(A.shape(self))))
+    cls.dtype = property(lambda self: np.asarray(strip(self)).dtype)
+    cls.T = property(lambda self: A.transpose(self))
+    cls.__len__ = _len
+    cls.__iter__ = _iter
+    cls.__getitem__ = _getitem
+    cls.__matmul__ = A.matmul
+    cls.__rmatmul__ = lambda self, other: A.matmul(other, self)
+    cls.sum = lambda self, axis=None, keepdims=False: A.sum(self, axis, keepdims)
+    cls.mean = lambda self, axis=None, keepdims=False: A.mean(self, axis, keepdims)
+    cls.prod = lambda self, axis=None, keepdims=False: A.prod(self, axis, keepdims)
+    cls.max = lambda self, axis=None, keepdims=False: A.amax(self, axis, keepdims)
+    cls.min = lambda self, axis=None, keepdims=False: A.amin(self, axis, keepdims)
+    cls.reshape = lambda self, *shape: A.reshape(self, shape[0] if len(shape) == 1 else shape)
+    cls.transpose = lambda self, *axes: A.transpose(self, (axes[0] if len(axes) == 1 else axes)
+                                                     or None)
+    cls.swapaxes = A.swapaxes
+    cls.squeeze = A.squeeze
+    cls.ravel = cls.flatten = lambda self: A.reshape(self, (-1,))
+    cls.dot = A.dot
+    cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
+    cls.trace = A.trace
+    # numpy applies a ufunc to an object array by calling each element's method of that name
+    for name, op in (("sin", L.sin), ("cos", L.cos), ("tan", L.tan), ("arcsin", L.asin),
+                     ("arccos", L.acos), ("arctan", L.atan), ("sinh", L.sinh),
+                     ("cosh", L.cosh), ("tanh", L.tanh), ("exp", L.exp), ("expm1", L.expm1),
+                     ("log", L.log), ("log1p", L.log1p), ("sqrt", L.sqrt)):
+        setattr(cls, name, op)
+
+
+for _cls in (Bundle, TapeCell):
+    _install(_cls)
