@@ -13,7 +13,7 @@ import numpy as np
 from .lift import ARRAY_OPS, lift_n, mul
 from .number import strip
 from .tags import NotDifferentiableError
-from .tape import LinearMap
+from .tape import LinearMap, Placed
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
@@ -183,7 +183,12 @@ def expand_dims(x, axis):
 # ---- indexing -------------------------------------------------------------------------------------
 
 def _is_basic(idx):
+    """"view" for slices and integers (x[idx] is a view), True for boolean masks (no position
+    repeats), False for integer arrays (positions may repeat: np.add.at)."""
     parts = idx if isinstance(idx, tuple) else (idx,)
+    if all(isinstance(p, (slice, builtins.int, np.integer)) or p is None or p is Ellipsis
+           for p in parts):
+        return "view"
     return all(isinstance(p, (slice, builtins.int, np.integer)) or p is None or p is Ellipsis
                or (isinstance(p, np.ndarray) and p.dtype == bool) for p in parts)
 
@@ -202,9 +207,16 @@ scatter = _primitive(
     lambda s, idx, out_shape: (_Apply(lambda t: scatter(t, idx, out_shape),
                                       lambda u: getitem(u, idx)), None, None))
 
+def _place(s, idx, shp):
+    """The transpose of indexing: plain sensitivities stay lazy (Placed), AD ones scatter."""
+    if isinstance(s, (np.ndarray, np.generic, float)):
+        return Placed(s, idx, shp, _is_basic(idx))
+    return scatter(s, idx, shp)
+
+
 getitem = _primitive(
     "getitem", lambda x, idx: x[idx],
-    lambda x, idx: (_Apply(lambda t: getitem(t, idx), lambda s: scatter(s, idx, shape(x))), None))
+    lambda x, idx: (_Apply(lambda t: getitem(t, idx), lambda s: _place(s, idx, shape(x))), None))
 
 
 def _concat_value(axis, *xs):

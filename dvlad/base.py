@@ -129,7 +129,7 @@ def _np_sign(x):
 # The named base functions the rule table's expressions call (arithmetic operators are written
 # inline there): name -> (math, numpy, mpmath).
 _TABLE = {
-    "pow":      (_pow, np.power, _mp_pow),
+    "pow":      (_pow, operator.pow, _mp_pow),      # ndarray ** 2 takes numpy's fast square
     "floordiv": (operator.floordiv, operator.floordiv, lambda x, y: mpmath.floor(mpmath.mpf(x) / y)),
     "atan2":    (math.atan2, np.arctan2, mpmath.atan2),
     "maximum":  (_max, np.maximum, _max),

@@ -17,6 +17,8 @@ import gc
 import threading
 from contextlib import contextmanager
 
+import numpy as np
+
 from .number import ADNumber
 
 
@@ -75,10 +77,12 @@ def sweep(tape, seeds):
     """Sensitivities of every cell of ``tape``, given ``seeds`` = [(cell, sensitivity), ...].
 
     Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.  Hot path:
-    the one- and two-input cells (all scalar primitives) are unrolled, and a float partial is
-    multiplied without asking whether it is a LinearMap.
+    a cell with a float sensitivity and one or two inputs (every scalar primitive) is unrolled,
+    and a float partial is multiplied without asking whether it is a LinearMap.  Everything else
+    (arrays, nested AD numbers, maps, multi-input links) goes through :func:`_sweep_cell`.
     """
     sens = [None] * len(tape)
+    owned = set()          # slots holding an array this sweep allocated: safe to add into in place
     top = -1
     for cell, s in seeds:
         j = cell.index
@@ -92,7 +96,9 @@ def sweep(tape, seeds):
             continue
         links = tape[i].links
         n = len(links)
-        if n == 4:
+        if type(s) is not float:
+            _sweep_cell(links, s, sens, owned)
+        elif n == 4:
             a, da, b, db = links
             ca = s * da if type(da) is float else _pull(s, da)
             cb = s * db if type(db) is float else _pull(s, db)
@@ -109,11 +115,71 @@ def sweep(tape, seeds):
             v = sens[j]
             sens[j] = ca if v is None else v + ca
         elif n:
-            for a, c in _contributions(links, s):
-                j = a.index
-                v = sens[j]
-                sens[j] = c if v is None else v + c
+            _sweep_cell(links, s, sens, owned)
     return sens
+
+
+def _sweep_cell(links, s, sens, owned):
+    """One cell of the sweep, in general: array sensitivities are passed on without copying
+    where the partial is 1, and added in place into arrays the sweep allocated itself (tracked
+    by slot, so an array that two slots share is never written).  numpy passes over arrays
+    dominate array programs; this saves about half of them (notes/arrays.md)."""
+    for a, c in _contributions(links, s):
+        j = a.index
+        v = sens[j]
+        if type(c) is Placed:
+            if v is None:
+                sens[j] = c.dense()
+                owned.add(j)
+            elif j in owned:
+                c.add_into(v)
+            elif type(v) is np.ndarray:
+                v = v.copy()
+                c.add_into(v)
+                sens[j] = v
+                owned.add(j)
+            else:
+                sens[j] = v + c.dense()
+        elif v is None:
+            sens[j] = c
+        elif j in owned and (type(c) is np.ndarray and c.shape == v.shape
+                             or type(c) is float):
+            np.add(v, c, out=v)
+        else:
+            v = v + c
+            sens[j] = v
+            if type(v) is np.ndarray:
+                owned.add(j)
+
+
+class Placed:
+    """A sensitivity that is 0 but for ``s`` at ``idx`` in an array of ``shape``: the
+    transpose of indexing, kept lazy so the sweep can add it into its accumulator in place."""
+
+    __slots__ = ("s", "idx", "shape", "basic")
+    __array_ufunc__ = None
+
+    def __init__(self, s, idx, shape, basic):
+        self.s, self.idx, self.shape, self.basic = s, idx, shape, basic
+
+    def dense(self):
+        z = np.zeros(self.shape, dtype=np.result_type(self.s, np.float32))
+        self.add_into(z)
+        return z
+
+    def add_into(self, v):
+        if self.basic == "view":    # slices and integers: add into the view, one pass
+            view = v[self.idx]
+            np.add(view, self.s, out=view)
+        elif self.basic:            # a boolean mask: no repeated positions, += is exact
+            v[self.idx] += self.s
+        else:
+            np.add.at(v, self.idx, self.s)
+
+    def __add__(self, other):
+        return self.dense() + (other.dense() if type(other) is Placed else other)
+
+    __radd__ = __add__
 
 
 def sweep_segment(segment, start, seeds, inputs):
@@ -136,6 +202,8 @@ def sweep_segment(segment, start, seeds, inputs):
             continue
         for a, c in _contributions(segment[i - start].links, s):
             j = a.index
+            if type(c) is Placed:
+                c = c.dense()
             if j >= start:
                 sens[j] = sens[j] + c if j in sens else c
     return [sens.get(c.index) for c in inputs]
@@ -212,7 +280,11 @@ def joint_cells(tag, values, link):
 
 def _pull(s, d):
     """Sensitivity s pulled back through partial d: s·d, or Jᵀ·s for a linear map."""
-    return d.backward(s) if isinstance(d, LinearMap) else s * d
+    if isinstance(d, LinearMap):
+        return d.backward(s)
+    if type(d) is float and d == 1.0:
+        return s
+    return s * d
 
 
 # The cyclic collector scans every live cell on each of its passes: with 10^4+ cells alive that
