@@ -215,15 +215,18 @@ def record(f, x, origin, scalar=False):
     return rec
 
 
-def sensitivities(rec, bars):
-    """The sweep of ``rec``'s tape from its outputs with sensitivities ``bars``: a list by index."""
+def sensitivities(rec, bars, consume=False):
+    """The sweep of ``rec``'s tape from its outputs with sensitivities ``bars``: a list by index.
+
+    ``consume``: no other sweep of this tape will follow, so it may be released as it goes.
+    """
     seeds = [(u, b) for u, b in zip(rec.outs, bars) if type(u) is TapeCell and u.tag is rec.tag]
     with gc_paused():
-        return sweep(rec.tape, seeds) if seeds else [None] * len(rec.tape)
+        return sweep(rec.tape, seeds, consume) if seeds else [None] * len(rec.tape)
 
 
-def _pull(rec, bars):
-    sens = sensitivities(rec, bars)
+def _pull(rec, bars, consume=False):
+    sens = sensitivities(rec, bars, consume)
     return unflatten(rec.tree, [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
                                 for c, a in zip(rec.cells, rec.leaves)])
 
@@ -261,7 +264,7 @@ def gradient_r(f):
     """
     def grad(x):
         rec = record(f, x, "gradient_r", scalar=True)
-        return _pull(rec, [one_like(strip(rec.outs[0]))])
+        return _pull(rec, [one_like(strip(rec.outs[0]))], consume=True)
     return grad
 
 

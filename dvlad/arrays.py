@@ -13,7 +13,7 @@ import numpy as np
 from .lift import ARRAY_OPS, lift_n, mul
 from .number import strip
 from .tags import NotDifferentiableError
-from .tape import LinearMap, Placed
+from .tape import LinearMap, Placed, plain_bundle
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
@@ -208,8 +208,9 @@ scatter = _primitive(
                                       lambda u: getitem(u, idx)), None, None))
 
 def _place(s, idx, shp):
-    """The transpose of indexing: plain sensitivities stay lazy (Placed), AD ones scatter."""
-    if isinstance(s, (np.ndarray, np.generic, float)):
+    """The transpose of indexing: plain sensitivities, and bundles one layer deep over plain
+    arrays (HVPs), stay lazy (Placed) for the sweep to add in place; others scatter."""
+    if isinstance(s, (np.ndarray, np.generic, float)) or plain_bundle(s):
         return Placed(s, idx, shp, _is_basic(idx))
     return scatter(s, idx, shp)
 
@@ -486,4 +487,4 @@ def slogdet(a):
     return np.linalg.slogdet(strip(a))[0], _logabsdet(a)
 
 
-ARRAY_OPS.update(broadcast_to=broadcast_to, Unbroadcast=Unbroadcast, where=where)
+ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where)

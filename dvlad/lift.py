@@ -26,7 +26,7 @@ from .bundle import Bundle, make_bundle
 from .number import strip, strip_dead
 from .rules import TABLE
 from .tags import FORWARD, NotDifferentiableError, alive, newer
-from .tape import TapeCell, make_cell
+from .tape import LinearMap, TapeCell, make_cell
 from .vectorize import make_helpers, vectorize
 
 
@@ -37,7 +37,12 @@ def _lift1(rule, x):
         return rule.op(x.primal)
     p = x.primal
     r = rule.op(p)
-    d = (rule.array_partials if _is_array(p) else rule.partials)[0](p, r)
+    if _is_array(p):
+        if type(x) is Bundle:
+            return make_bundle(tag, r, _times(rule.array_partials[0](p, r), x.tangent))
+        return make_cell(tag, r, (x, LazyPartial(rule.array_partials[0], (p, r), _shape(p),
+                                                  _shape(r))))
+    d = rule.partials[0](p, r)
     if type(x) is Bundle:
         return make_bundle(tag, r, d * x.tangent)
     return make_cell(tag, r, (x, d))
@@ -81,6 +86,16 @@ def _lift2(rule, x, y):
     return make_cell(tag, r, links)
 
 
+def _times(d, t):
+    """d·t, without a pass over the array when the partial is ±1 (add, sub, neg)."""
+    if type(d) is float:
+        if d == 1.0:
+            return t
+        if d == -1.0:
+            return -t
+    return d * t
+
+
 def _is_array(v):
     return type(strip(v)) is np.ndarray
 
@@ -100,25 +115,47 @@ def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
     rshape = _shape(r)
     if tag.kind is FORWARD:
         if xin:
-            t = dfx(px, py, r) * x.tangent
+            t = _times(dfx(px, py, r), x.tangent)
             if yin:
-                t = t + dfy(px, py, r) * y.tangent
+                dy = dfy(px, py, r)
+                t = t - y.tangent if type(dy) is float and dy == -1.0 else t + _times(dy, y.tangent)
         else:
-            t = dfy(px, py, r) * y.tangent
+            t = _times(dfy(px, py, r), y.tangent)
         if _shape(t) != rshape:
             t = ARRAY_OPS["broadcast_to"](t, rshape)
         return make_bundle(tag, r, t)
     links = ()
     for arg, inside, p, df in ((x, xin, px, dfx), (y, yin, py, dfy)):
         if inside:
-            d = df(px, py, r)
-            if _shape(p) != rshape:
-                d = ARRAY_OPS["Unbroadcast"](d, _shape(p))
-            links += (arg, d)
+            links += (arg, LazyPartial(df, (px, py, r), _shape(p), rshape))
     return make_cell(tag, r, links)
 
 
-#: Filled by dvlad.arrays (which builds on this module): broadcast_to, Unbroadcast, where.
+class LazyPartial(LinearMap):
+    """An array partial kept as its rule and arguments, evaluated when the sweep needs it.
+
+    The arguments are cell primals the tape holds anyway, so a lazy partial costs no array
+    memory between the passes; evaluated in the sweep, its temporary is freed and reused at
+    once.  (At n = 10⁶ holding every partial made fresh pages, which the kernel must zero, the
+    dominant cost of the Rosenbrock gradient.)  The transpose also sums a broadcast argument
+    back to its shape.
+    """
+
+    __slots__ = ("df", "args", "shape", "out_shape")
+
+    def __init__(self, df, args, in_shape, out_shape):
+        self.df, self.args, self.shape, self.out_shape = df, args, in_shape, out_shape
+
+    def forward(self, t):
+        t = _times(self.df(*self.args), t)
+        return t if _shape(t) == self.out_shape else ARRAY_OPS["broadcast_to"](t, self.out_shape)
+
+    def backward(self, s):
+        c = _times(self.df(*self.args), s)
+        return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
+
+
+#: Filled by dvlad.arrays (which builds on this module): broadcast_to, sum_to, where.
 ARRAY_OPS = {}
 
 

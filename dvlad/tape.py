@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .bundle import Bundle, make_bundle
 from .number import ADNumber
 
 
@@ -73,10 +74,13 @@ class LinearMap:
         raise NotImplementedError
 
 
-def sweep(tape, seeds):
+def sweep(tape, seeds, consume=False):
     """Sensitivities of every cell of ``tape``, given ``seeds`` = [(cell, sensitivity), ...].
 
-    Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.  Hot path:
+    Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.
+    ``consume``: this is the tape's only sweep (gradient_r), so the general path may release
+    each cell's partials and sensitivity as soon as it is done with them; freed array memory is
+    then reused by the rest of the sweep instead of fresh pages.  Hot path:
     a cell with a float sensitivity and one or two inputs (every scalar primitive) is unrolled,
     and a float partial is multiplied without asking whether it is a LinearMap.  Everything else
     (arrays, nested AD numbers, maps, multi-input links) goes through :func:`_sweep_cell`.
@@ -98,6 +102,9 @@ def sweep(tape, seeds):
         n = len(links)
         if type(s) is not float:
             _sweep_cell(links, s, sens, owned)
+            if consume and n:
+                tape[i].links = ()
+                sens[i] = s = None
         elif n == 4:
             a, da, b, db = links
             ca = s * da if type(da) is float else _pull(s, da)
@@ -116,45 +123,86 @@ def sweep(tape, seeds):
             sens[j] = ca if v is None else v + ca
         elif n:
             _sweep_cell(links, s, sens, owned)
+        links = None
     return sens
 
 
 def _sweep_cell(links, s, sens, owned):
-    """One cell of the sweep, in general: array sensitivities are passed on without copying
-    where the partial is 1, and added in place into arrays the sweep allocated itself (tracked
-    by slot, so an array that two slots share is never written).  numpy passes over arrays
-    dominate array programs; this saves about half of them (notes/arrays.md)."""
+    """One cell of the sweep, in general (arrays, nested AD numbers, maps, multi-input links).
+
+    numpy passes over arrays dominate array programs, so: a sensitivity goes on without a copy
+    where the partial is 1; the transpose of indexing stays lazy (Placed) and is added into the
+    accumulator; and a slot whose array (or bundle of arrays) this sweep allocated itself is
+    added into in place.  Ownership is by slot: an array that two slots share is never written.
+    """
     for a, c in _contributions(links, s):
         j = a.index
         v = sens[j]
-        if type(c) is Placed:
-            if v is None:
+        if v is None:
+            if type(c) is Placed:
                 sens[j] = c.dense()
                 owned.add(j)
-            elif j in owned:
-                c.add_into(v)
-            elif type(v) is np.ndarray:
-                v = v.copy()
-                c.add_into(v)
-                sens[j] = v
-                owned.add(j)
             else:
-                sens[j] = v + c.dense()
-        elif v is None:
-            sens[j] = c
-        elif j in owned and (type(c) is np.ndarray and c.shape == v.shape
-                             or type(c) is float):
-            np.add(v, c, out=v)
+                sens[j] = c
+        elif j in owned and _add_into(v, c):
+            pass
         else:
-            v = v + c
-            sens[j] = v
-            if type(v) is np.ndarray:
+            w = _fresh_sum(v, c)
+            if w is None:
+                sens[j] = v + (c.dense() if type(c) is Placed else c)
+            else:
+                sens[j] = w
                 owned.add(j)
+
+
+def plain_bundle(v):
+    """A bundle one layer deep over plain arrays (the sensitivities of an HVP)."""
+    return (type(v) is Bundle and type(v.primal) is np.ndarray
+            and type(v.tangent) is np.ndarray)
+
+
+def _add_into(v, c):
+    """v += c in place, if v and c are of kinds that allow it; False if not (nothing done)."""
+    if type(v) is np.ndarray:
+        if type(c) is Placed:
+            if isinstance(c.s, (np.ndarray, np.generic, float)):
+                c.add_into(v)
+                return True
+            return False
+        if type(c) is float or type(c) is np.ndarray and c.shape == v.shape:
+            np.add(v, c, out=v)
+            return True
+        return False
+    if plain_bundle(v):
+        if type(c) is Placed:
+            if plain_bundle(c.s) and c.s.tag is v.tag:
+                Placed(c.s.primal, c.idx, c.shape, c.basic).add_into(v.primal)
+                Placed(c.s.tangent, c.idx, c.shape, c.basic).add_into(v.tangent)
+                return True
+            return False
+        if plain_bundle(c) and c.tag is v.tag and c.primal.shape == v.primal.shape \
+                and c.tangent.shape == v.tangent.shape:
+            np.add(v.primal, c.primal, out=v.primal)
+            np.add(v.tangent, c.tangent, out=v.tangent)
+            return True
+    return False
+
+
+def _fresh_sum(v, c):
+    """v + c in arrays allocated here (so the slot may own them), or None for other kinds."""
+    if type(v) is np.ndarray:
+        w = v.copy()
+    elif plain_bundle(v):
+        w = make_bundle(v.tag, v.primal.copy(), v.tangent.copy())
+    else:
+        return None
+    return w if _add_into(w, c) else None
 
 
 class Placed:
     """A sensitivity that is 0 but for ``s`` at ``idx`` in an array of ``shape``: the
-    transpose of indexing, kept lazy so the sweep can add it into its accumulator in place."""
+    transpose of indexing, kept lazy so the sweep can add it into its accumulator in place.
+    ``s`` is a plain array, or a bundle one layer deep over plain arrays."""
 
     __slots__ = ("s", "idx", "shape", "basic")
     __array_ufunc__ = None
@@ -163,7 +211,11 @@ class Placed:
         self.s, self.idx, self.shape, self.basic = s, idx, shape, basic
 
     def dense(self):
-        z = np.zeros(self.shape, dtype=np.result_type(self.s, np.float32))
+        s = self.s
+        if plain_bundle(s):
+            return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic).dense(),
+                               Placed(s.tangent, self.idx, self.shape, self.basic).dense())
+        z = np.zeros(self.shape, dtype=np.result_type(s, np.float32))
         self.add_into(z)
         return z
 
