@@ -10,7 +10,7 @@ import builtins
 
 import numpy as np
 
-from .lift import ARRAY_OPS, lift_n, mul
+from .lift import ARRAY_OPS, _shape, lift_n, mul
 from .number import strip
 from .tags import NotDifferentiableError
 from .tape import LinearMap, Placed, plain_bundle
@@ -23,7 +23,7 @@ __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose
 
 def shape(v):
     """The shape of a value's primal: () for scalars."""
-    return np.shape(strip(v))
+    return _shape(v)
 
 
 def _primitive(name, value, partials):

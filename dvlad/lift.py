@@ -97,11 +97,16 @@ def _times(d, t):
 
 
 def _is_array(v):
-    return type(strip(v)) is np.ndarray
+    while type(v) is Bundle or type(v) is TapeCell:
+        v = v.primal
+    return type(v) is np.ndarray
 
 
 def _shape(v):
-    return np.shape(strip(v))
+    """The shape of v's primal (() for scalars), without numpy's slower np.shape."""
+    while type(v) is Bundle or type(v) is TapeCell:
+        v = v.primal
+    return v.shape if type(v) is np.ndarray else np.shape(v)
 
 
 def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
