@@ -86,6 +86,26 @@ def fixed_points():
     show("ad.check_grads(cube, 1.5, order=3) or 'passed'", env)
 
 
+@section("numpy arrays: differentiate plain numpy code")
+def arrays():
+    import numpy as np
+    env = {"ad": ad, "np": np}
+    print("  Write plain numpy; bundles and tape cells carry whole arrays (no per-element objects).")
+    env["rosen"] = lambda x: np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    env["x"] = np.array([0.5, 0.9, 1.1, 0.7])
+    env["v"] = np.array([1.0, 0.0, -1.0, 0.5])
+    print("  rosen(x) = np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)")
+    show("ad.gradient_r(rosen)(x)", env)
+    show("ad.hvp(rosen, x, v)          # forward over reverse, no Hessian formed", env)
+    show("ad.hessian(rosen)(x).shape", env)
+    env["A"] = np.array([[3.0, 1.0], [1.0, 2.0]])
+    show("ad.gradient_r(lambda M: np.linalg.det(M))(A)   # det(A)·A⁻ᵀ", env)
+    try:
+        ad.gradient_r(lambda x: np.sum(np.cumsum(x)))(env["x"])
+    except ad.NotDifferentiableError as e:
+        print(f"  a numpy function with no rule is loud: {str(e)[:60]}...")
+
+
 @section("A picture of the tape")
 def tape():
     env = {"ad": ad}
