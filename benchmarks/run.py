@@ -7,6 +7,9 @@ Workloads (shared/BENCHMARKS.md):
   (a)  derivative(f)(0.7) for f(x) = exp(sin x)·x, against f on plain floats with math.
   (b)  gradient_r of chained Rosenbrock written as a Python loop over n scalars, against the
        same f on plain floats, n = 10², 10³, 10⁴.
+  (c)  Rosenbrock on float64 arrays written with numpy slices: hvp (forward over reverse)
+       against the analytic HVP in numpy, and gradient_r against the analytic gradient,
+       n = 10³, 10⁵, 10⁶.
 """
 import argparse
 import datetime
@@ -18,6 +21,8 @@ import sys
 import timeit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import numpy as np  # noqa: E402
+
 import dvlad as ad  # noqa: E402
 
 
@@ -77,6 +82,41 @@ def workload_b(repeats, sizes):
         yield (f"(b) gradient_r, Rosenbrock loop n={n}", "f on floats", r, tb, tf, "≤ 60×, flat")
 
 
+def rosen_np(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosen_np_grad(x):
+    g = np.zeros_like(x)
+    a = x[1:] - x[:-1] ** 2
+    g[:-1] += -400.0 * x[:-1] * a - 2.0 * (1.0 - x[:-1])
+    g[1:] += 200.0 * a
+    return g
+
+
+def rosen_np_hvp(x, v):
+    h = np.zeros_like(x)
+    a = x[1:] - x[:-1] ** 2
+    h[:-1] += (-400.0 * a + 800.0 * x[:-1] ** 2 + 2.0) * v[:-1] - 400.0 * x[:-1] * v[1:]
+    h[1:] += -400.0 * x[:-1] * v[:-1] + 200.0 * v[1:]
+    return h
+
+
+def workload_c(repeats, sizes):
+    for n in sizes:
+        i = np.arange(n)
+        x, v = 0.5 + 0.4 * np.sin(i), np.cos(i)
+        assert np.allclose(ad.hvp(rosen_np, x, v), rosen_np_hvp(x, v), rtol=1e-12, atol=1e-9)
+        assert np.allclose(ad.gradient_r(rosen_np)(x), rosen_np_grad(x), rtol=1e-12, atol=1e-9)
+        reps = max(3, repeats // 2) if n >= 10 ** 6 else repeats
+        r, tb, tf = ratio(lambda: ad.hvp(rosen_np, x, v), lambda: rosen_np_hvp(x, v), reps)
+        yield (f"(c) hvp (fr), numpy Rosenbrock n={n}", "analytic HVP in numpy", r, tb, tf,
+               "≤ 3× at n ≥ 10⁵")
+        r, tb, tf = ratio(lambda: ad.gradient_r(rosen_np)(x), lambda: rosen_np_grad(x), reps)
+        yield (f"(c) gradient_r, numpy Rosenbrock n={n}", "analytic gradient in numpy", r, tb,
+               tf, "≤ 2×")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,7 +124,8 @@ def main():
     parser.add_argument("--record", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
     rows = []
-    for gen in (workload_a(args.repeats), workload_b(args.repeats, (100, 1000, 10000))):
+    for gen in (workload_a(args.repeats), workload_b(args.repeats, (100, 1000, 10000)),
+                workload_c(args.repeats, (1000, 100000, 1000000))):
         for row in gen:
             print(f"  {row[0]:<42} {row[2]:8.1f}×   (f {row[3] * 1e6:9.2f} µs, "
                   f"dvlad {row[4] * 1e6:10.2f} µs)", flush=True)

@@ -11,7 +11,8 @@ import numpy as np
 from .base import one_like, zero_like
 from .bundle import Bundle, make_bundle, primal_of, tangent_of
 from .number import ADNumber, strip, strip_dead
-from .structures import describe, flatten, is_number, leaf, map_leaves, unflatten
+from .structures import (describe, flatten, in_object_array, is_number, leaf, map_leaves,
+                         unflatten)
 from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from .tape import TapeCell, gc_paused, make_cell, sweep
 
@@ -24,6 +25,16 @@ def _real(x, who):
         what = "a function" if callable(x) else describe(x)
         raise NotDifferentiableError(f"{who} must be a real number; got {what}")
     return x
+
+
+def _scalar(y, who):
+    """y, if it is one real number (a 0-d array counts); else a named TypeError."""
+    _real(y, who)
+    if np.ndim(strip(y)):
+        raise NotDifferentiableError(
+            f"{who} must be one real number; got an array of shape {np.shape(strip(y))}. "
+            f"For array-valued functions use jacobian_r, jacobian_f or vjp")
+    return y
 
 
 def _forward(f, x, v, origin):
@@ -44,11 +55,20 @@ def _forward(f, x, v, origin):
     try:
         # A leaf whose direction is exactly 0 is a constant, not a bundle with tangent 0: this
         # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
-        y = f(unflatten(tree, [a if _is_zero(b) else make_bundle(tag, a, b)
-                               for a, b in zip(leaves, vleaves)]))
+        in_objects = in_object_array(tree)
+        y = f(unflatten(tree, [a if _is_zero(b) and not obj else make_bundle(tag, a, b)
+                               for a, b, obj in zip(leaves, vleaves, in_objects)]))
         return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False
+
+
+def _tangent(u, tag, zero):
+    """u's tangent for tag; a constant array's is zeros of its own shape."""
+    t = tangent_of(u, tag, zero)
+    if t is zero and np.shape(strip(u)) != np.shape(zero):
+        return zero_like(strip(u))
+    return t
 
 
 def _is_zero(b):
@@ -68,7 +88,7 @@ def _split(f, x, v, y, tag, zero, origin):
     for k, u in enumerate(outs):
         if is_number(u):
             primals.append(primal_of(u, tag))
-            tangents.append(tangent_of(u, tag, zero))
+            tangents.append(_tangent(u, tag, zero))
         else:
             primals.append(_eta_primal(f, x, k, who))
             tangents.append(_eta_tangent(f, x, v, k, who, origin))
@@ -104,6 +124,11 @@ def derivative(f):
             one, zero = 1.0, 0.0
         else:
             x = strip_dead(_real(x, "derivative's input"))
+            if np.ndim(strip(x)):
+                raise NotDifferentiableError(
+                    f"derivative takes a real number; got an array of shape {np.shape(strip(x))}."
+                    f" For a direction use jvp or directional_derivative; for all partials, "
+                    f"gradient_r or jacobian_f")
             one, zero = one_like(strip(x)), zero_like(strip(x))
         tag = new_tag(FORWARD, "derivative")
         try:
@@ -113,7 +138,7 @@ def derivative(f):
             if type(y) is Bundle and y.tag is tag:
                 return y.tangent
             if is_number(y):
-                return tangent_of(y, tag, zero)
+                return _tangent(y, tag, zero)
             return _split(f, x, one, y, tag, zero, "derivative")[1]    # structures, functions
         finally:
             tag.live = False
@@ -146,17 +171,18 @@ def gradient_f(f):
     """
     def grad(x):
         leaves, tree = flatten(x, "gradient_f's input")
-        out = [None] * len(leaves)
+        parts = [[] for _ in leaves]
         for j, k, e in _unit_directions(leaves, tree):
             value, slope = _forward(f, x, e, "gradient_f")
-            _real(value, "gradient_f's function value")
-            out[j] = _place(out[j], k, slope, leaves[j])
-        return unflatten(tree, out)
+            _scalar(value, "gradient_f's function value")
+            parts[j].append(slope)
+        return unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
+                                for p, a in zip(parts, leaves)])
     return grad
 
 
 def _unit_directions(leaves, tree):
-    """(leaf j, element k or None, the direction e_jk) for every input number."""
+    """(leaf j, element k or None, the direction e_jk) for every input number, in C order."""
     zeros = [zero_like(strip(a)) for a in leaves]
     for j, a in enumerate(leaves):
         base_a = strip(a)
@@ -169,18 +195,19 @@ def _unit_directions(leaves, tree):
             yield j, None, unflatten(tree, zeros[:j] + [one_like(base_a)] + zeros[j + 1:])
 
 
-def _place(block, k, value, leaf):
-    """Write one input element's column ``value`` into a Jacobian block (out.shape + in.shape)."""
-    if k is None:
-        return value
-    if block is None:
-        out_shape = np.shape(strip(value))
-        block = np.zeros(out_shape + np.shape(strip(leaf)),
-                         dtype=np.result_type(strip(value), strip(leaf)))
-        if isinstance(value, ADNumber):
-            block = block.astype(object)
-    block[(Ellipsis,) + k] = value
-    return block
+def _assemble(values, out_shape, in_shape, axis):
+    """One Jacobian block, shape out_shape + in_shape, from its slices in C order over the
+    input (axis=-1: each value has out_shape) or over the output (axis=0: each has in_shape).
+    A scalar input and output is the number itself.  AD numbers stay AD arrays (stacked with
+    dvlad's operations), so a Jacobian taken inside another derivative still carries it."""
+    if not in_shape and not out_shape:
+        return values[0]
+    from . import arrays
+    if any(isinstance(v, ADNumber) for v in values):
+        stacked = arrays.stack(values, axis)
+        return arrays.reshape(stacked, tuple(out_shape) + tuple(in_shape))
+    stacked = np.stack([np.asarray(v) for v in values], axis)
+    return stacked.reshape(tuple(out_shape) + tuple(in_shape))
 
 
 class Recording:
@@ -205,7 +232,7 @@ def record(f, x, origin, scalar=False):
             rec.cells = [make_cell(tag, a, ()) for a in rec.leaves]
             y = f(unflatten(rec.tree, rec.cells))
             if scalar:
-                rec.outs, rec.out_tree = [_real(y, f"{origin}'s function value")], None
+                rec.outs, rec.out_tree = [_scalar(y, f"{origin}'s function value")], None
             else:
                 rec.outs, rec.out_tree = flatten(y, f"{origin}'s result")
             rec.outs = [strip_dead(u) for u in rec.outs]
@@ -227,8 +254,22 @@ def sensitivities(rec, bars, consume=False):
 
 def _pull(rec, bars, consume=False):
     sens = sensitivities(rec, bars, consume)
-    return unflatten(rec.tree, [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
-                                for c, a in zip(rec.cells, rec.leaves)])
+    out = [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
+           for c, a in zip(rec.cells, rec.leaves)]
+    return unflatten(rec.tree, _own(out, bars))
+
+
+def _own(values, given):
+    """Result arrays the caller may keep and write: a read-only view (the broadcast seed of a
+    sum), an array returned twice, or one the caller passed in is copied."""
+    seen = {id(b) for b in given}
+    out = []
+    for v in values:
+        if type(v) is np.ndarray and (not v.flags.writeable or id(v) in seen):
+            v = v.copy()
+        seen.add(id(v))
+        out.append(v)
+    return out
 
 
 def vjp(f, x):
@@ -271,7 +312,7 @@ def gradient_r(f):
 def jacobian_f(f):
     """J(f)(x) by forward mode, one pass per input number: J[i][j] = ∂out_i/∂in_j.
 
-    Rows are f's output leaves and columns x's leaves, flattened; for an array leaf the entry is
+    Rows are f's output leaves and columns x's leaves, flattened; for array leaves the entry is
     a block of shape out.shape + in.shape, and for an array x with one output leaf J is that
     block itself.
 
@@ -280,15 +321,20 @@ def jacobian_f(f):
     """
     def jac(x):
         leaves, tree = flatten(x, "jacobian_f's input")
-        rows = None
+        columns = None                      # columns[i][j]: the slices of block (i, j)
+        outs = None
         for j, k, e in _unit_directions(leaves, tree):
-            column = flatten(_forward(f, x, e, "jacobian_f")[1], "jacobian_f's result")[0]
-            if rows is None:
-                rows = [[None] * len(leaves) for _ in column]
-            for i, value in enumerate(column):
-                rows[i][j] = _place(rows[i][j], k, value, leaves[j])
-        if rows is None:
-            rows = [[] for _ in flatten(f(x), "jacobian_f's result")[0]]
+            value, slope = _forward(f, x, e, "jacobian_f")
+            column = flatten(slope, "jacobian_f's result")[0]
+            if columns is None:
+                outs = flatten(value, "jacobian_f's result")[0]
+                columns = [[[] for _ in leaves] for _ in column]
+            for i, c in enumerate(column):
+                columns[i][j].append(c)
+        if columns is None:
+            return _shape_jacobian([[] for _ in flatten(f(x), "jacobian_f's result")[0]], x)
+        rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
+                 for j, a in enumerate(leaves)] for i in range(len(columns))]
         return _shape_jacobian(rows, x)
     return jac
 
@@ -311,26 +357,23 @@ def jacobian_r(f):
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
         leaves, _ = flatten(x, "jacobian_r's input")
+        zeros = [zero_like(strip(v)) for v in outs]
         rows = []
         for i, u in enumerate(outs):
-            zeros = [zero_like(strip(v)) for v in outs]
             base_u = strip(u)
-            if isinstance(base_u, np.ndarray):
-                blocks = [np.zeros(base_u.shape + np.shape(strip(a)),
-                                   dtype=np.result_type(base_u, strip(a))) for a in leaves]
-                for k in np.ndindex(base_u.shape):
+            slices = [[] for _ in leaves]       # slices[j]: row k of block (i, j), k in C order
+            for k in (np.ndindex(base_u.shape) if isinstance(base_u, np.ndarray) else [None]):
+                if k is None:
+                    e = one_like(base_u)
+                else:
                     e = np.zeros_like(base_u)
                     e[k] = 1
-                    sens = flatten(back(unflatten(out_tree, zeros[:i] + [e] + zeros[i + 1:])),
-                                   "jacobian_r's input")[0]
-                    for b, g in zip(blocks, sens):
-                        if isinstance(g, ADNumber) and b.dtype != object:
-                            b = b.astype(object)
-                        b[k] = g
-                rows.append(blocks)
-            else:
-                e_i = unflatten(out_tree, zeros[:i] + [one_like(base_u)] + zeros[i + 1:])
-                rows.append(flatten(back(e_i), "jacobian_r's input")[0])
+                sens = flatten(back(unflatten(out_tree, zeros[:i] + [e] + zeros[i + 1:])),
+                               "jacobian_r's input")[0]
+                for j, g in enumerate(sens):
+                    slices[j].append(g)
+            rows.append([_assemble(slices[j], np.shape(base_u), np.shape(strip(a)), 0)
+                         for j, a in enumerate(leaves)])
         return _shape_jacobian(rows, x)
     return jac
 
@@ -345,11 +388,14 @@ def hessian(f):
 
 
 def _dot(a, b):
+    """⟨a, b⟩ over every number of two structures of numbers and arrays."""
+    from .arrays import sum as array_sum
     xs, _ = flatten(a, "hvp")
     ys, _ = flatten(b, "hvp")
     total = 0
     for u, w in zip(xs, ys):
-        total = total + u * w
+        uw = u * w
+        total = total + (array_sum(uw) if np.ndim(strip(uw)) else uw)
     return total
 
 

@@ -26,36 +26,21 @@ def shape(v):
     return _shape(v)
 
 
-def _primitive(name, value, partials):
+def _primitive(name, value, partials, with_result=False):
     """An array primitive: ``value`` on plain numbers, ``partials(*primals)`` → maps per argument
-    (None for parameters such as an axis; extra entries for defaulted parameters are dropped)."""
-    def some_partials(*primals):
-        return partials(*primals)[:len(primals)]
+    (None for parameters such as an axis; extra entries for defaulted parameters are dropped).
+    ``with_result``: partials take the value first, ``partials(r, *primals)`` (solve, inv...)."""
+    def some_partials(*primals, r=None):
+        return (partials(r, *primals) if with_result else partials(*primals))[:len(primals)]
 
     def op(*args):
-        out = lift_n(op, some_partials, args)
+        out = lift_n(op, some_partials, args, with_result)
         return value(*(strip(a) for a in args)) if out is None else out
     op.__name__ = op.__qualname__ = name
     return op
 
 
 # ---- maps ---------------------------------------------------------------------------------------
-
-class Unbroadcast(LinearMap):
-    """An elementwise partial d for an argument broadcast to the result: J·t = d·t,
-    Jᵀ·s = sum_to(s·d, the argument's shape)."""
-
-    __slots__ = ("d", "shape")
-
-    def __init__(self, d, in_shape):
-        self.d, self.shape = d, in_shape
-
-    def forward(self, t):
-        return self.d * t
-
-    def backward(self, s):
-        return sum_to(s * self.d, self.shape)
-
 
 class _Weighted(LinearMap):
     """t ↦ sum(w·t, axis) (sum, mean, prod, max, min); its transpose broadcasts back, times w."""
@@ -129,6 +114,8 @@ def sum_to(s, shp):
     shp = tuple(shp)
     if have == shp:
         return s
+    if not shp:
+        return sum(s)              # a scalar, not a 0-d array
     lead = len(have) - len(shp)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shp)
                                       if n == 1 and have[lead + i] != 1)
@@ -194,7 +181,7 @@ def _is_basic(idx):
 
 
 def _scatter_value(s, idx, out_shape):
-    z = np.zeros(out_shape, dtype=np.result_type(s, np.float32))
+    z = np.zeros(out_shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
     if _is_basic(idx):              # no index repeats: assignment, much faster than np.add.at
         z[idx] = s
     else:
@@ -283,7 +270,8 @@ def _extreme(name, npf):
     def partials(x, axis=None, keepdims=False):
         r = npf(strip(x), axis=axis, keepdims=True)
         hit = strip(x) == r
-        w = hit / np.sum(hit, axis=axis, keepdims=True)      # ties share the derivative evenly
+        w = (hit / np.sum(hit, axis=axis, keepdims=True)).astype(  # ties share it evenly
+            np.result_type(strip(x), np.float32))
         return (_Weighted(w, shape(x), axis, keepdims), None, None)
     return _primitive(name, lambda x, axis=None, keepdims=False: npf(x, axis=axis,
                                                                       keepdims=keepdims),
@@ -295,14 +283,19 @@ amin = _extreme("amin", np.min)
 
 
 def _prod_partials(x, axis=None, keepdims=False):
-    # ∂/∂x_k of Π x = the product of the others: r / x_k, or (exactly one zero in the slice) the
-    # product of the nonzero others at the zero; written with dvlad's operations so it nests.
-    zero = strip(x) == 0
-    zeros = np.sum(zero, axis=axis, keepdims=True)
+    # ∂/∂x_k of Π x is the product of the others.  Away from zeros that is r / x_k, which nests
+    # (r carries every derivative).  At a zero x_k it is the product with x_k replaced by 1,
+    # computed for each zero position (zeros are rare), so that its own derivatives (another
+    # zero in the slice) are right too.  All in dvlad's operations, so it nests.
+    base_x = strip(x)
+    zero = base_x == 0
     r = prod(x, axis, True)
-    others = prod(where(zero, 1.0, x), axis, True)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = where(zero, where(zeros == 1, others, 0.0), where(zero, 0.0, r) / where(zero, 1.0, x))
+        d = where(zero, 0.0, r / where(zero, 1.0, x))
+    for p in zip(*np.nonzero(zero)):
+        at = np.zeros(zero.shape, dtype=bool)
+        at[p] = True
+        d = where(at, prod(where(at, 1.0, x), axis, True), d)
     return (_Weighted(d, shape(x), axis, keepdims), None, None)
 
 
@@ -441,9 +434,8 @@ def _square(a, who):
                                      f"{shape(a)}")
 
 
-def _solve_partials(a, b):
+def _solve_partials(x, a, b):
     _square(a, "linalg.solve")
-    x = solve(a, b)
     at = transpose(a)
     vec = len(shape(b)) == 1
     return (_Apply(lambda t: -solve(a, matmul(t, x)),
@@ -452,26 +444,24 @@ def _solve_partials(a, b):
             _Apply(lambda t: solve(a, t), lambda s: solve(at, s)))
 
 
-solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials)
+solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials, True)
 
 
-def _inv_partials(a):
+def _inv_partials(x, a):
     _square(a, "linalg.inv")
-    x = inv(a)
     xt = transpose(x)
     return (_Apply(lambda t: -matmul(matmul(x, t), x), lambda s: -matmul(matmul(xt, s), xt)),)
 
 
-inv = _primitive("inv", np.linalg.inv, _inv_partials)
+inv = _primitive("inv", np.linalg.inv, _inv_partials, True)
 
 
-def _det_partials(a):
+def _det_partials(d, a):
     _square(a, "linalg.det")
-    d = det(a)
     return (_Apply(lambda t: d * trace(solve(a, t)), lambda s: (s * d) * transpose(inv(a))),)
 
 
-det = _primitive("det", np.linalg.det, _det_partials)
+det = _primitive("det", np.linalg.det, _det_partials, True)
 
 
 def _logdet_partials(a):

@@ -1,7 +1,7 @@
 """Base numbers: which math library computes each primitive for each kind of plain number.
 
-Base numbers are the numbers that carry no perturbation: ``int``, ``float``, numpy scalars
-(arrays arrive with issue #5) and mpmath ``mpf``.  Each primitive has one base function per
+Base numbers are the numbers that carry no perturbation: ``int``, ``float``, numpy scalars and
+arrays (real dtypes) and mpmath ``mpf``.  Each primitive has one base function per
 family (``math`` for int/float, ``numpy`` for numpy scalars, ``mpmath`` for mpf); the dispatching
 function picks the family of its arguments, so an mpf in gives an mpf out and a float32 stays a
 float32.  Only this module calls math, numpy or mpmath.

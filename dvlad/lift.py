@@ -87,12 +87,19 @@ def _lift2(rule, x, y):
 
 
 def _times(d, t):
-    """d·t, without a pass over the array when the partial is ±1 (add, sub, neg)."""
+    """d·t, without a pass over the array when the partial is ±1 (add, sub, neg).
+
+    A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
+    widen a float32 tangent or sensitivity, so it takes their type.
+    """
     if type(d) is float:
         if d == 1.0:
             return t
         if d == -1.0:
             return -t
+    elif type(d) is np.ndarray and type(t) is np.ndarray and d.dtype != t.dtype \
+            and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
+        d = d.astype(t.dtype)
     return d * t
 
 
@@ -113,8 +120,8 @@ def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
     """The binary lift when a primal is an array: broadcasting in both directions.
 
     Forward: a tangent that broadcasting made smaller than the result is broadcast up to it.
-    Reverse: the partial of an argument that was broadcast is an Unbroadcast map, whose
-    transpose sums the sensitivity back down to the argument's shape.
+    Reverse: each partial is a LazyPartial, whose transpose also sums the sensitivity back down
+    to the shape of an argument that was broadcast.
     """
     dfx, dfy = rule.array_partials
     rshape = _shape(r)
@@ -164,11 +171,13 @@ class LazyPartial(LinearMap):
 ARRAY_OPS = {}
 
 
-def lift_n(op, partials, args):
-    """The general n-ary lift, for user-defined primitives (dvlad.primitive).
+def lift_n(op, partials, args, with_result=False):
+    """The general n-ary lift, for array and user-defined primitives.
 
     ``op(*primals)`` recomputes the value one level down; ``partials(*primals)`` gives every
-    partial at once.  Returns None when no argument carries a live perturbation.
+    partial at once (``partials(*primals, r=value)`` with ``with_result``, for partials that
+    reuse the value, as solve's does).  Returns None when no argument carries a live
+    perturbation.
     """
     args = [strip_dead(a) for a in args]
     tag = None
@@ -177,10 +186,14 @@ def lift_n(op, partials, args):
             tag = newer(tag, a.tag)
     if tag is None:
         return None
+    for a in args:
+        if type(a) is complex or (isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "c"):
+            raise NotDifferentiableError(f"{op.__name__}: dvlad differentiates real numbers; got "
+                                         f"a complex {type(a).__name__}")
     ins = [(type(a) is Bundle or type(a) is TapeCell) and a.tag is tag for a in args]
     primals = [a.primal if i else a for a, i in zip(args, ins)]
     r = op(*primals)
-    ds = partials(*primals)
+    ds = partials(*primals, r=r) if with_result else partials(*primals)
     if len(ds) != len(args):
         raise ValueError(f"{op.__name__}: partials returned {len(ds)} values for {len(args)} "
                          f"arguments")

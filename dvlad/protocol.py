@@ -199,6 +199,8 @@ def _install(cls):
                      ("cosh", L.cosh), ("tanh", L.tanh), ("exp", L.exp), ("expm1", L.expm1),
                      ("log", L.log), ("log1p", L.log1p), ("sqrt", L.sqrt)):
         setattr(cls, name, op)
+    cls.arctan2 = lambda self, other: L.atan2(self, other)
+    cls.hypot = lambda self, other: L.hypot(self, other)
 
 
 for _cls in (Bundle, TapeCell):

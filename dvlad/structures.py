@@ -95,3 +95,22 @@ def map_leaves(fn, x, who):
 def leaf(x, k, who):
     """The k-th leaf (numbers and functions, in flatten order) of structure x."""
     return flatten(x, who, functions=True)[0][k]
+
+
+def in_object_array(tree):
+    """For each leaf, in flatten order: is it an element of an object array?  (numpy applies a
+    ufunc to such an element through its method, which a plain float lacks.)"""
+    out = []
+    _mark(tree, False, out)
+    return out
+
+
+def _mark(tree, inside, out):
+    if tree is _LEAF:
+        out.append(inside)
+    elif tree[0] is _ObjectArray:
+        for c in tree[2]:
+            _mark(c, True, out)
+    else:
+        for c in tree[-1]:
+            _mark(c, inside, out)

@@ -87,6 +87,7 @@ def sweep(tape, seeds, consume=False):
     """
     sens = [None] * len(tape)
     owned = set()          # slots holding an array this sweep allocated: safe to add into in place
+    links = None
     top = -1
     for cell, s in seeds:
         j = cell.index
@@ -107,8 +108,11 @@ def sweep(tape, seeds, consume=False):
                 sens[i] = s = None
         elif n == 4:
             a, da, b, db = links
-            ca = s * da if type(da) is float else _pull(s, da)
-            cb = s * db if type(db) is float else _pull(s, db)
+            if type(da) is not float or type(db) is not float:
+                _sweep_cell(links, s, sens, owned)
+                continue
+            ca = s * da
+            cb = s * db
             j = a.index
             v = sens[j]
             sens[j] = ca if v is None else v + ca
@@ -117,7 +121,10 @@ def sweep(tape, seeds, consume=False):
             sens[j] = cb if v is None else v + cb
         elif n == 2:
             a, da = links
-            ca = s * da if type(da) is float else _pull(s, da)
+            if type(da) is not float:
+                _sweep_cell(links, s, sens, owned)
+                continue
+            ca = s * da
             j = a.index
             v = sens[j]
             sens[j] = ca if v is None else v + ca
@@ -215,13 +222,14 @@ class Placed:
         if plain_bundle(s):
             return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic).dense(),
                                Placed(s.tangent, self.idx, self.shape, self.basic).dense())
-        z = np.zeros(self.shape, dtype=np.result_type(s, np.float32))
+        # np.asarray: a Python float is "weak" in result_type and would make float32 here
+        z = np.zeros(self.shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
         self.add_into(z)
         return z
 
     def add_into(self, v):
-        if self.basic == "view":    # slices and integers: add into the view, one pass
-            view = v[self.idx]
+        view = v[self.idx] if self.basic == "view" else None
+        if type(view) is np.ndarray:    # slices and integers: add into the view, one pass
             np.add(view, self.s, out=view)
         elif self.basic:            # a boolean mask: no repeated positions, += is exact
             v[self.idx] += self.s

@@ -11,6 +11,7 @@ direction u (and a random output weight w):
 import random
 
 import mpmath
+import numpy as np
 
 from .api import jvp, vjp
 from .base import MPF
@@ -49,9 +50,19 @@ def check_grads(f, x, order=2, modes=("fwd", "rev"), *, eps=None, rtol=None, ato
 
 
 def _random_like(structure, rng, who):
+    """A seeded random direction with the structure, shapes and types of ``structure``."""
     leaves, tree = flatten(structure, who)
-    return unflatten(tree, [type(strip(a))(rng.gauss(0, 1)) if type(strip(a)) is MPF
-                            else rng.gauss(0, 1) for a in leaves])
+    out = []
+    for a in leaves:
+        b = strip(a)
+        if isinstance(b, np.ndarray):
+            gen = np.random.default_rng(rng.randrange(2 ** 32))
+            out.append(gen.standard_normal(b.shape).astype(np.result_type(b, np.float32)))
+        elif type(b) is MPF:
+            out.append(MPF(rng.gauss(0, 1)))
+        else:
+            out.append(rng.gauss(0, 1))
+    return unflatten(tree, out)
 
 
 def _axpy(a, u, x):
@@ -63,14 +74,26 @@ def _axpy(a, u, x):
 def _dot(a, b):
     xs, _ = flatten(a, "check_grads")
     ys, _ = flatten(b, "check_grads")
-    return sum((p * q for p, q in zip(xs, ys)), 0)
+    total = 0
+    for p, q in zip(xs, ys):
+        pq = strip(p) * strip(q)
+        total = total + (np.sum(pq) if isinstance(pq, np.ndarray) else pq)
+    return total
 
 
 def _close(got, want, rtol, atol, what, order, extra=""):
     gs, _ = flatten(got, "check_grads")
     ws, _ = flatten(want, "check_grads")
-    bad = [(g, w) for g, w in zip(gs, ws)
-           if not abs(strip(g) - strip(w)) <= atol + rtol * max(abs(strip(g)), abs(strip(w)))]
+    bad = []
+    for g, w in zip(gs, ws):
+        g, w = strip(g), strip(w)
+        if isinstance(g, np.ndarray) or isinstance(w, np.ndarray):
+            g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
+            if g.shape != w.shape or not np.all(
+                    np.abs(g - w) <= atol + rtol * np.maximum(np.abs(g), np.abs(w))):
+                bad.append((g, w))
+        elif not abs(g - w) <= atol + rtol * max(abs(g), abs(w)):
+            bad.append((g, w))
     if len(gs) != len(ws) or bad:
         raise AssertionError(
             f"check_grads: {what} (order {order}) does not match{extra}: got "
