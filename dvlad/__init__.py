@@ -6,7 +6,8 @@
 """
 from .api import (derivative, directional_derivative, gradient_f, gradient_r, hessian, hvp,
                   jacobian_f, jacobian_r, jvp, primal, vjp)
-from . import arrays, naive, protocol
+from . import arrays, naive
+from . import protocol  # noqa: F401  (installs numpy's protocols on bundles and tape cells)
 from .bundle import Bundle
 from .custom import primitive, vector_primitive
 from .fixed_point import fixed_point, root
@@ -29,7 +30,7 @@ __all__ = [
     "floor", "floordiv", "hypot", "int", "log", "log1p", "maximum", "minimum", "mod", "mul",
     "neg", "pow", "reciprocal", "round", "square",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
-    "Bundle", "TapeCell", "LinearMap", "naive", "tape_graph", "tape_text",
+    "Bundle", "TapeCell", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
     "GraphvizMissingError", "FixedPointError",
 ]

@@ -108,7 +108,6 @@ def arrays():
 
 @section("A picture of the tape")
 def tape():
-    env = {"ad": ad}
     print("  ad.tape_text(f, x) lists each cell: inputs, partials (edges), primal, sensitivity;")
     print("  ad.tape_graph(f, x, 'tape.svg') gives Graphviz DOT text (and renders it if installed).")
     print(ad.tape_text(lambda p: ad.sin(p[0]) * p[1] + p[0], (0.5, 2.0)))

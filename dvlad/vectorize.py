@@ -18,7 +18,7 @@ import ast
 
 import numpy as np
 
-__all__ = ["vectorize", "HELPERS"]
+__all__ = ["vectorize", "make_helpers"]
 
 
 class _Elementwise(ast.NodeTransformer):

@@ -12,46 +12,12 @@ import math
 import pytest
 
 import dvlad
-from dvlad import Bundle, TapeCell
+from support import OPS, MODES1, MODES2, MODES3, assert_plain, exactly, nest  # noqa: E402
 
 
-def R(f):
-    """The scalar reverse derivative: gradient_r of a function R -> R."""
-    return lambda x: dvlad.gradient_r(f)(x)
-
-
-OPS = {"F": dvlad.derivative, "R": R}
 # The operators themselves, for the "built once" tests: gradient_r(f) on a scalar is a scalar.
 BUILT = {"F": dvlad.derivative, "R": dvlad.gradient_r}
-MODES1 = ["F", "R"]
-MODES2 = ["".join(m) for m in itertools.product("FR", repeat=2)]
-MODES3 = ["".join(m) for m in itertools.product("FR", repeat=3)]
 NUMS = [float, int]     # every integer-valued row also runs on int inputs, exactly
-
-
-def nest(f, modes):
-    """modes[0](modes[1](...(f))): the operator of each level, outermost first."""
-    for m in reversed(modes):
-        f = OPS[m](f)
-    return f
-
-
-def assert_plain(value):
-    """No Bundle or TapeCell anywhere inside value (containers are walked)."""
-    if isinstance(value, (Bundle, TapeCell)):
-        raise AssertionError(f"an AD number escaped into a result: {value!r}")
-    if isinstance(value, dict):
-        for v in value.values():
-            assert_plain(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            assert_plain(v)
-
-
-def exactly(got, expected):
-    """Integer-valued answers are exact, and the result is a plain number."""
-    assert_plain(got)
-    assert got == expected, f"got {got!r}, expected {expected!r}"
 
 
 # ---- 1. Nesting and perturbation confusion: the table -------------------------------------

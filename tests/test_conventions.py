@@ -8,7 +8,6 @@ here are the exact convention values (0, 1, ±inf, nan); everything else is comp
 library (math / mpmath / numpy) at the same point.
 """
 import math
-import warnings
 
 import mpmath
 import numpy as np

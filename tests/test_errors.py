@@ -9,14 +9,9 @@ import pytest
 
 import dvlad
 from dvlad import Bundle, TapeCell
+from support import OPS  # noqa: E402
 
 
-def R(f):
-    """The scalar reverse derivative: gradient_r of a function R -> R."""
-    return lambda x: dvlad.gradient_r(f)(x)
-
-
-OPS = {"F": dvlad.derivative, "R": R}
 AD_TYPE = {"F": Bundle, "R": TapeCell}
 MODES = ["F", "R"]
 

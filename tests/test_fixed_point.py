@@ -6,7 +6,6 @@ Oracles are independent of dvlad: closed forms, the implicit function theorem wo
 numpy.linalg.solve, or mpmath (findroot + diff) at 50 digits.  Floats are compared to ~1e-15
 relative unless a comment says why a case needs more room.
 """
-import itertools
 import math
 
 import mpmath
@@ -15,29 +14,7 @@ import pytest
 
 import dvlad
 from dvlad import FixedPointError, TapeCell, fixed_point, root
-
-
-def R(f):
-    """The scalar reverse derivative: gradient_r of a function R -> R."""
-    return lambda x: dvlad.gradient_r(f)(x)
-
-
-OPS = {"F": dvlad.derivative, "R": R}
-MODES1 = ["F", "R"]
-MODES2 = ["".join(m) for m in itertools.product("FR", repeat=2)]
-
-
-def nest(f, modes):
-    """modes[0](modes[1](...(f))): the operator of each level, outermost first."""
-    for m in reversed(modes):
-        f = OPS[m](f)
-    return f
-
-
-def close(got, want, rel=1e-15, abs_=0.0):
-    assert isinstance(got, (float, int, mpmath.mpf)), f"not a plain number: {got!r}"
-    assert abs(got - want) <= abs_ + rel * abs(want), (
-        f"got {got!r}, expected {want!r} (error {float(abs(got - want)):.3g})")
+from support import MODES1, MODES2, R, close, nest  # noqa: E402
 
 
 def heron(x):

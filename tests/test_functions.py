@@ -36,31 +36,14 @@ import mpmath
 import pytest
 
 import dvlad
-from dvlad import Bundle, TapeCell, cos, exp, log, sin
+from dvlad import exp, log, sin
 from dvlad import derivative as D
 from dvlad import directional_derivative, gradient_r, jvp
+from support import assert_plain, exactly  # noqa: E402
 
 mpmath.mp.dps = 50
 E = math.e
 REL = 1e-15
-
-
-def assert_plain(value):
-    """No Bundle or TapeCell anywhere inside value: nothing perturbed escaped into a result."""
-    if isinstance(value, (Bundle, TapeCell)):
-        raise AssertionError(f"an AD number escaped into a result: {value!r}")
-    if isinstance(value, dict):
-        for v in value.values():
-            assert_plain(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            assert_plain(v)
-
-
-def exactly(got, want):
-    """An integer-valued answer: exact, and a plain number."""
-    assert_plain(got)
-    assert got == want, f"got {got!r}, expected {want!r}"
 
 
 def close(got, want, rel=REL):

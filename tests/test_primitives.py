@@ -14,31 +14,10 @@ import pytest
 import dvlad
 from dvlad import check_grads, primitive, vector_primitive
 from dvlad.rules import BINARY, UNARY
+from support import OPS, MODES1, MODES2, MODES3, close, nest  # noqa: E402
 
 
-def R(f):
-    """The scalar reverse derivative: gradient_r of a function R -> R."""
-    return lambda x: dvlad.gradient_r(f)(x)
-
-
-OPS = {"F": dvlad.derivative, "R": R}
-MODES1 = ["F", "R"]
-MODES2 = ["".join(m) for m in itertools.product("FR", repeat=2)]
-MODES3 = ["".join(m) for m in itertools.product("FR", repeat=3)]
 HVP_MODES = ["ff", "fr", "rf", "rr"]
-
-
-def nest(f, modes):
-    """modes[0](modes[1](...(f))): the operator of each level, outermost first."""
-    for m in reversed(modes):
-        f = OPS[m](f)
-    return f
-
-
-def close(got, want, rel=1e-15, abs_=0.0):
-    assert isinstance(got, (float, int, mpmath.mpf)), f"not a plain number: {got!r}"
-    assert abs(got - want) <= abs_ + rel * abs(want), (
-        f"got {got!r}, expected {want!r} (error {float(abs(got - want)):.3g})")
 
 
 cube = primitive(lambda x: x ** 3, lambda x: (3 * x * x,), name="cube")

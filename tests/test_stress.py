@@ -15,14 +15,7 @@ import pytest
 
 import dvlad
 from dvlad import Bundle, TapeCell
-
-
-def R(f):
-    """The scalar reverse derivative: gradient_r of a function R -> R."""
-    return lambda x: dvlad.gradient_r(f)(x)
-
-
-OPS = {"F": dvlad.derivative, "R": R}
+from support import OPS, R  # noqa: E402
 
 
 @contextmanager

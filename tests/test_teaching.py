@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import dvlad
-from dvlad import Bundle, TapeCell, naive
+from dvlad import naive
 from dvlad.tags import FORWARD, REVERSE, new_tag
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,7 +179,7 @@ def _one_tag(text):
 
 def f_small(p):
     """p₀·p₁ + p₀, plus a cell the output does not reach (sin p₁) and one made after it."""
-    unused = dvlad.sin(p[1])
+    dvlad.sin(p[1])                  # a cell the output does not reach
     out = p[0] * p[1] + p[0]
     dvlad.exp(out)                   # on the tape after the output: never visited
     return out
