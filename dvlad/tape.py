@@ -87,7 +87,6 @@ def sweep(tape, seeds, consume=False):
     """
     sens = [None] * len(tape)
     owned = set()          # slots holding an array this sweep allocated: safe to add into in place
-    links = None
     top = -1
     for cell, s in seeds:
         j = cell.index
@@ -101,36 +100,32 @@ def sweep(tape, seeds, consume=False):
             continue
         links = tape[i].links
         n = len(links)
-        if type(s) is not float:
-            _sweep_cell(links, s, sens, owned)
-            if consume and n:
-                tape[i].links = ()
-                sens[i] = s = None
-        elif n == 4:
+        if n == 4:
             a, da, b, db = links
-            if type(da) is not float or type(db) is not float:
-                _sweep_cell(links, s, sens, owned)
+            if type(da) is float and type(db) is float and type(s) is float:
+                ca = s * da
+                cb = s * db
+                j = a.index
+                v = sens[j]
+                sens[j] = ca if v is None else v + ca
+                j = b.index
+                v = sens[j]
+                sens[j] = cb if v is None else v + cb
                 continue
-            ca = s * da
-            cb = s * db
-            j = a.index
-            v = sens[j]
-            sens[j] = ca if v is None else v + ca
-            j = b.index
-            v = sens[j]
-            sens[j] = cb if v is None else v + cb
         elif n == 2:
             a, da = links
-            if type(da) is not float:
-                _sweep_cell(links, s, sens, owned)
+            if type(da) is float and type(s) is float:
+                ca = s * da
+                j = a.index
+                v = sens[j]
+                sens[j] = ca if v is None else v + ca
                 continue
-            ca = s * da
-            j = a.index
-            v = sens[j]
-            sens[j] = ca if v is None else v + ca
-        elif n:
-            _sweep_cell(links, s, sens, owned)
-        links = None
+        elif not n:
+            continue
+        _sweep_cell(links, s, sens, owned)
+        if consume and type(s) is not float:
+            tape[i].links = ()
+            sens[i] = None
     return sens
 
 
