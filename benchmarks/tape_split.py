@@ -11,7 +11,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dvlad as ad  # noqa: E402
 from dvlad.tags import REVERSE, new_tag  # noqa: E402
-from dvlad.tape import make_cell, sweep  # noqa: E402
+from dvlad.sweep import sweep  # noqa: E402
+from dvlad.tape import make_cell  # noqa: E402
 from run import rosen_start, rosenbrock  # noqa: E402
 
 

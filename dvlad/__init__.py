@@ -12,7 +12,7 @@ from .bundle import Bundle
 from .custom import primitive, vector_primitive
 from .fixed_point import fixed_point, root
 from .graph import GraphvizMissingError, tape_graph, tape_text
-from .lift import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
+from .ops import (abs, acos, add, asin, atan, atan2, ceil, cos, cosh, div, exp, expm1, floor,
                    floordiv, hypot, int, log, log1p, maximum, minimum, mod, mul, neg, pow,
                    reciprocal, round, sign, sin, sinh, sqrt, square, sub, tan, tanh, trunc)
 from .tags import (DvladError, FixedPointError, NotDifferentiableError, PerturbedConversionError,

@@ -14,7 +14,8 @@ from .number import ADNumber, strip, strip_dead
 from .structures import (describe, flatten, in_object_array, is_number, leaf, map_leaves,
                          unflatten)
 from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
-from .tape import TapeCell, gc_paused, make_cell, sweep
+from .sweep import sweep
+from .tape import TapeCell, gc_paused, make_cell
 
 __all__ = ["derivative", "gradient_r", "gradient_f", "jvp", "directional_derivative", "vjp",
            "jacobian_f", "jacobian_r", "hessian", "hvp", "primal"]

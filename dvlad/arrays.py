@@ -10,10 +10,12 @@ import builtins
 
 import numpy as np
 
-from .lift import ARRAY_OPS, _shape, lift_n, mul
+from .lift import ARRAY_OPS, _shape, lift_n
+from .ops import mul
 from .number import strip
 from .tags import NotDifferentiableError
-from .tape import LinearMap, Placed, plain_bundle
+from .sweep import Placed, plain_bundle
+from .tape import LinearMap
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",

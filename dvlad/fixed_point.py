@@ -24,7 +24,8 @@ from .bundle import make_bundle, tangent_of
 from .number import ADNumber, strip, strip_dead
 from .structures import flatten, unflatten
 from .tags import FORWARD, FixedPointError, newer, suspended
-from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell, sweep_segment
+from .sweep import sweep_segment
+from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]
 

@@ -1,6 +1,6 @@
 """What bundles and tape cells share: Python's number protocols, made loud where they would lie.
 
-Arithmetic dunders (``+``, ``*``, ``**``...) are installed by :mod:`dvlad.lift`, each a one-line
+Arithmetic dunders (``+``, ``*``, ``**``...) are installed by :mod:`dvlad.ops`, each a one-line
 delegation to the primitive of the rule table.  This module holds the rest of the protocol:
 
 - comparisons and ``bool`` look at primals, so ``if``/``while`` work;

@@ -11,7 +11,7 @@ methods also provide, so object arrays of scalar AD numbers keep working.
 import numpy as np
 
 from . import arrays as A
-from . import lift as L
+from . import ops as L
 from .bundle import Bundle
 from .number import strip
 from .tags import NotDifferentiableError

@@ -2,7 +2,7 @@
 
 Each row is Python expression text, as in DiffRules.jl: the base value in terms of the
 arguments' primals ``x`` (and ``y``), and one partial per argument in terms of ``x``, ``y`` and the
-result ``r``.  :mod:`dvlad.lift` compiles every row three ways from that one text:
+result ``r``.  :mod:`dvlad.ops` compiles every row three ways from that one text:
 
 - the partials in dvlad's own overloaded operations, so a partial can itself be differentiated at
   the next (older) tag: this is what makes forward-over-reverse and friends work;
@@ -83,7 +83,7 @@ PIECEWISE = [
 
 
 class Rule:
-    """One row of the table, compiled by dvlad.lift: ``op`` is the public primitive."""
+    """One row of the table, compiled by dvlad.ops: ``op`` is the public primitive."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials",
                  "array_partials", "op")
@@ -91,7 +91,7 @@ class Rule:
     def __init__(self, name, arity, base_text, partial_texts):
         self.name, self.arity = name, arity
         self.base_text, self.partial_texts = base_text, partial_texts
-        self.base = self.partials = self.array_partials = self.op = None   # set by dvlad.lift
+        self.base = self.partials = self.array_partials = self.op = None   # set by dvlad.ops
 
     def __repr__(self):
         parts = ", ".join(self.partial_texts)

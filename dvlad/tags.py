@@ -2,7 +2,7 @@
 
 A tag is made each time a derivative operator is *applied* (never when it is built), from one
 process-wide counter, so a newer tag always has a larger number.  :func:`newer` is the order;
-the generated fast paths in dvlad.lift never compare two different tags (they test identity).
+the generated fast paths in dvlad.ops never compare two different tags (they test identity).
 
 A tag is *live* while the call that made it is running.  When the call returns the tag dies: any
 bundle or tape cell that escaped the call is, from then on, a constant equal to its primal.

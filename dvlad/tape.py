@@ -1,32 +1,23 @@
-"""Reverse mode: the tape cell (tag, primal, partials) and the iterative reverse sweep.
+"""Reverse mode: the tape cell (tag, primal, partials), and what a partial can be.
 
 Each ``gradient_r``/``vjp`` call makes a tag and a tape: a list of its cells in creation order,
-which is already a topological order.  A cell's ``links`` alternate input cell and partial:
-``(a, ∂r/∂a, b, ∂r/∂b)``; inputs are cells of the same tag (constants are not linked at all).
-
-The sweep walks the tape backwards once, with no recursion, accumulating sensitivities in a list
-indexed by cell: sharing costs nothing extra (x = x + x, 200 times, is 200 steps) and cells the
-output does not reach are skipped.  Sensitivities are combined with Python's operators, which are
-dvlad's overloaded ones when a partial carries an older perturbation: that is how forward-over-
-reverse and reverse-over-reverse nest.
-
-A partial may be a :class:`LinearMap` (a Jacobian block that is not a number, for array
-primitives); the sweep then applies its transpose instead of multiplying.
+which is already a topological order (:mod:`dvlad.sweep` walks it backwards).  A cell's
+``links`` alternate input cell and partial: ``(a, ∂r/∂a, b, ∂r/∂b)``; inputs are cells of the
+same tag (constants are not linked at all).  A partial is a number, or a :class:`LinearMap` (a
+Jacobian block that is not a number, for array primitives), or a cell has one
+:class:`MultiLink` that pulls all its inputs back at once (fixed points, vector primitives).
 """
 import gc
 import threading
 from contextlib import contextmanager
 
-import numpy as np
-
-from .bundle import Bundle, make_bundle
 from .number import ADNumber
 
 
 class TapeCell(ADNumber):
     """A value recorded on the tape of the reverse perturbation ``tag``."""
 
-    # No __init__, for speed (as Bundle): cells are made by make_cell or inline in dvlad.lift.
+    # No __init__, for speed (as Bundle): cells are made by make_cell or inline in dvlad.ops.
     __slots__ = ("tag", "primal", "links", "index")
 
     def __repr__(self):
@@ -72,203 +63,6 @@ class LinearMap:
 
     def backward(self, s):
         raise NotImplementedError
-
-
-def sweep(tape, seeds, consume=False):
-    """Sensitivities of every cell of ``tape``, given ``seeds`` = [(cell, sensitivity), ...].
-
-    Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.
-    ``consume``: this is the tape's only sweep (gradient_r), so the general path may release
-    each cell's partials and sensitivity as soon as it is done with them; freed array memory is
-    then reused by the rest of the sweep instead of fresh pages.  Hot path:
-    a cell with a float sensitivity and one or two inputs (every scalar primitive) is unrolled,
-    and a float partial is multiplied without asking whether it is a LinearMap.  Everything else
-    (arrays, nested AD numbers, maps, multi-input links) goes through :func:`_sweep_cell`.
-    """
-    sens = [None] * len(tape)
-    owned = set()          # slots holding an array this sweep allocated: safe to add into in place
-    top = -1
-    for cell, s in seeds:
-        j = cell.index
-        v = sens[j]
-        sens[j] = s if v is None else v + s
-        if j > top:
-            top = j
-    for i in range(top, -1, -1):
-        s = sens[i]
-        if s is None:
-            continue
-        links = tape[i].links
-        n = len(links)
-        if n == 4:
-            a, da, b, db = links
-            if type(da) is float and type(db) is float and type(s) is float:
-                ca = s * da
-                cb = s * db
-                j = a.index
-                v = sens[j]
-                sens[j] = ca if v is None else v + ca
-                j = b.index
-                v = sens[j]
-                sens[j] = cb if v is None else v + cb
-                continue
-        elif n == 2:
-            a, da = links
-            if type(da) is float and type(s) is float:
-                ca = s * da
-                j = a.index
-                v = sens[j]
-                sens[j] = ca if v is None else v + ca
-                continue
-        elif not n:
-            continue
-        _sweep_cell(links, s, sens, owned)
-        if consume and type(s) is not float:
-            tape[i].links = ()
-            sens[i] = None
-    return sens
-
-
-def _sweep_cell(links, s, sens, owned):
-    """One cell of the sweep, in general (arrays, nested AD numbers, maps, multi-input links).
-
-    numpy passes over arrays dominate array programs, so: a sensitivity goes on without a copy
-    where the partial is 1; the transpose of indexing stays lazy (Placed) and is added into the
-    accumulator; and a slot whose array (or bundle of arrays) this sweep allocated itself is
-    added into in place.  Ownership is by slot: an array that two slots share is never written.
-    """
-    for a, c in _contributions(links, s):
-        j = a.index
-        v = sens[j]
-        if v is None:
-            if type(c) is Placed:
-                sens[j] = c.dense()
-                owned.add(j)
-            else:
-                sens[j] = c
-        elif j in owned and _add_into(v, c):
-            pass
-        else:
-            w = _fresh_sum(v, c)
-            if w is None:
-                sens[j] = v + (c.dense() if type(c) is Placed else c)
-            else:
-                sens[j] = w
-                owned.add(j)
-
-
-def plain_bundle(v):
-    """A bundle one layer deep over plain arrays (the sensitivities of an HVP)."""
-    return (type(v) is Bundle and type(v.primal) is np.ndarray
-            and type(v.tangent) is np.ndarray)
-
-
-def _add_into(v, c):
-    """v += c in place, if v and c are of kinds that allow it; False if not (nothing done)."""
-    if type(v) is np.ndarray:
-        if type(c) is Placed:
-            if isinstance(c.s, (np.ndarray, np.generic, float)):
-                c.add_into(v)
-                return True
-            return False
-        if type(c) is float or type(c) is np.ndarray and c.shape == v.shape:
-            np.add(v, c, out=v)
-            return True
-        return False
-    if plain_bundle(v):
-        if type(c) is Placed:
-            if plain_bundle(c.s) and c.s.tag is v.tag:
-                Placed(c.s.primal, c.idx, c.shape, c.basic).add_into(v.primal)
-                Placed(c.s.tangent, c.idx, c.shape, c.basic).add_into(v.tangent)
-                return True
-            return False
-        if plain_bundle(c) and c.tag is v.tag and c.primal.shape == v.primal.shape \
-                and c.tangent.shape == v.tangent.shape:
-            np.add(v.primal, c.primal, out=v.primal)
-            np.add(v.tangent, c.tangent, out=v.tangent)
-            return True
-    return False
-
-
-def _fresh_sum(v, c):
-    """v + c in arrays allocated here (so the slot may own them), or None for other kinds."""
-    if type(v) is np.ndarray:
-        w = v.copy()
-    elif plain_bundle(v):
-        w = make_bundle(v.tag, v.primal.copy(), v.tangent.copy())
-    else:
-        return None
-    return w if _add_into(w, c) else None
-
-
-class Placed:
-    """A sensitivity that is 0 but for ``s`` at ``idx`` in an array of ``shape``: the
-    transpose of indexing, kept lazy so the sweep can add it into its accumulator in place.
-    ``s`` is a plain array, or a bundle one layer deep over plain arrays."""
-
-    __slots__ = ("s", "idx", "shape", "basic")
-    __array_ufunc__ = None
-
-    def __init__(self, s, idx, shape, basic):
-        self.s, self.idx, self.shape, self.basic = s, idx, shape, basic
-
-    def dense(self):
-        s = self.s
-        if plain_bundle(s):
-            return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic).dense(),
-                               Placed(s.tangent, self.idx, self.shape, self.basic).dense())
-        # np.asarray: a Python float is "weak" in result_type and would make float32 here
-        z = np.zeros(self.shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
-        self.add_into(z)
-        return z
-
-    def add_into(self, v):
-        view = v[self.idx] if self.basic == "view" else None
-        if type(view) is np.ndarray:    # slices and integers: add into the view, one pass
-            np.add(view, self.s, out=view)
-        elif self.basic:            # a boolean mask: no repeated positions, += is exact
-            v[self.idx] += self.s
-        else:
-            np.add.at(v, self.idx, self.s)
-
-    def __add__(self, other):
-        return self.dense() + (other.dense() if type(other) is Placed else other)
-
-    __radd__ = __add__
-
-
-def sweep_segment(segment, start, seeds, inputs):
-    """Sensitivities of ``inputs`` from ``seeds``, sweeping only the cells of ``segment``.
-
-    ``segment`` is ``tape[start:end]`` for one recorded step (fixed points): cells before
-    ``start`` are the step's constants and are not visited, so each call costs the segment's
-    length, not the tape's.
-    """
-    sens = {}
-    top = start - 1
-    for cell, s in seeds:
-        j = cell.index
-        if j >= start:
-            sens[j] = s + sens[j] if j in sens else s
-            top = max(top, j)
-    for i in range(top, start - 1, -1):
-        s = sens.get(i)
-        if s is None:
-            continue
-        for a, c in _contributions(segment[i - start].links, s):
-            j = a.index
-            if type(c) is Placed:
-                c = c.dense()
-            if j >= start:
-                sens[j] = sens[j] + c if j in sens else c
-    return [sens.get(c.index) for c in inputs]
-
-
-def _contributions(links, s):
-    """(input cell, s pulled back to it) for each link; a lone MultiLink pulls back at once."""
-    if len(links) == 1:
-        return links[0].pull(s)
-    return [(links[k], _pull(s, links[k + 1])) for k in range(0, len(links), 2)]
 
 
 class MultiLink:
@@ -331,15 +125,6 @@ def joint_cells(tag, values, link):
     joint = make_cell(tag, tuple(values), (link,))
     zero = 0 * values[0] if values else 0
     return [make_cell(tag, v, (joint, Embed(i, len(values), zero))) for i, v in enumerate(values)]
-
-
-def _pull(s, d):
-    """Sensitivity s pulled back through partial d: s·d, or Jᵀ·s for a linear map."""
-    if isinstance(d, LinearMap):
-        return d.backward(s)
-    if type(d) is float and d == 1.0:
-        return s
-    return s * d
 
 
 # The cyclic collector scans every live cell on each of its passes: with 10^4+ cells alive that

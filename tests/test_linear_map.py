@@ -9,7 +9,8 @@ import numpy as np
 import dvlad
 from dvlad.bundle import make_bundle, tangent_of
 from dvlad.tags import FORWARD, REVERSE, new_tag
-from dvlad.tape import LinearMap, make_cell, sweep
+from dvlad.sweep import sweep
+from dvlad.tape import LinearMap, make_cell
 
 
 class Matrix(LinearMap):
