@@ -11,9 +11,7 @@ import builtins
 import numpy as np
 
 from .lift import ARRAY_OPS, _shape, lift_n
-from .ops import mul
 from .number import strip
-from .tags import NotDifferentiableError
 from .sweep import Placed, plain_bundle
 from .tape import LinearMap
 
@@ -308,175 +306,13 @@ prod = _primitive("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=a
 
 # ---- products -------------------------------------------------------------------------------------
 
-def _matmul_grad_a(s, b, a_shape):
-    """Jᵀ·s for a in a @ b, with numpy's 1-d promotions and batch broadcasting."""
-    nb, na = len(shape(b)), len(a_shape)
-    if na == 1 and nb == 1:
-        return s * b
-    if nb == 1:
-        g = expand_dims(s, -1) * b                   # (..., n, 1) * (k,) -> (..., n, k)
-    elif na == 1:
-        g = reshape(matmul(expand_dims(s, -2), swapaxes(b, -1, -2)), shape(s)[:-1] + (shape(b)[-2],))
-    else:
-        g = matmul(s, swapaxes(b, -1, -2))
-    return sum_to(g, a_shape)
-
-
-def _matmul_grad_b(s, a, b_shape):
-    na, nb = len(shape(a)), len(b_shape)
-    if na == 1 and nb == 1:
-        return s * a
-    if na == 1:
-        g = expand_dims(a, -1) * expand_dims(s, -2)   # (k, 1) * (..., 1, m) -> (..., k, m)
-    elif nb == 1:
-        g = reshape(matmul(swapaxes(a, -1, -2), expand_dims(s, -1)), shape(s)[:-1] + (shape(a)[-1],))
-    else:
-        g = matmul(swapaxes(a, -1, -2), s)
-    return sum_to(g, b_shape)
-
-
-matmul = _primitive(
-    "matmul", lambda a, b: np.matmul(a, b),
-    lambda a, b: (_Apply(lambda t: matmul(t, b), lambda s: _matmul_grad_a(s, b, shape(a))),
-                  _Apply(lambda t: matmul(a, t), lambda s: _matmul_grad_b(s, a, shape(b)))))
-
-
-def _parse(spec, n):
-    if "->" not in spec or "." in spec:
-        raise NotDifferentiableError(
-            f"einsum: dvlad differentiates specs with an explicit '->' and no '...'; got {spec!r}")
-    ins, out = spec.replace(" ", "").split("->")
-    ins = ins.split(",")
-    if len(ins) != n or builtins.any(len(set(s)) != len(s) for s in ins):
-        raise NotDifferentiableError(
-            f"einsum: {spec!r} repeats an index within one operand (a diagonal); use dvlad.trace"
-            f" or indexing instead")
-    return ins, out
-
-
-def _einsum_partials(spec, *xs):
-    ins, out = _parse(spec, len(xs))
-    maps = [None]
-    for k, x in enumerate(xs):
-        others = [i for i in range(len(xs)) if i != k]
-
-        def fwd(t, k=k):
-            ops = list(xs)
-            ops[k] = t
-            return einsum(spec, *ops)
-
-        def bwd(s, k=k, others=others):
-            have = set(out).union(*(ins[i] for i in others))
-            kept = "".join(c for c in ins[k] if c in have)
-            sub = ",".join([out] + [ins[i] for i in others]) + "->" + kept
-            g = einsum(sub, s, *(xs[i] for i in others))
-            full = tuple(shape(xs[k])[ins[k].index(c)] if c in kept else 1 for c in ins[k])
-            return broadcast_to(reshape(g, full), shape(xs[k]))
-        maps.append(_Apply(fwd, bwd))
-    return tuple(maps)
-
-
-_einsum = _primitive("einsum", lambda spec, *xs: np.einsum(spec, *xs), _einsum_partials)
-
-
-def einsum(spec, *xs):
-    """np.einsum for specs with '->' and no repeated index in one operand, differentiable."""
-    return _einsum(spec, *xs)
-
-
-def tensordot(a, b, axes=2):
-    na, nb = len(shape(a)), len(shape(b))
-    if isinstance(axes, builtins.int):
-        axes = (list(range(na - axes, na)), list(range(axes)))
-    aa = [i % na for i in np.atleast_1d(axes[0])]
-    bb = [i % nb for i in np.atleast_1d(axes[1])]
-    letters = iter("abcdefghijklmnopqrstuvwxyz")
-    sa = [next(letters) for _ in range(na)]
-    sb = [next(letters) for _ in range(nb)]
-    for i, j in zip(aa, bb):
-        sb[j] = sa[i]
-    out = [c for i, c in enumerate(sa) if i not in aa] + [c for j, c in enumerate(sb) if j not in bb]
-    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
-
-
-def dot(a, b):
-    na, nb = len(shape(a)), len(shape(b))
-    if na == 0 or nb == 0:
-        return mul(a, b)
-    if nb == 1 or (na <= 2 and nb <= 2):
-        return matmul(a, b)
-    return tensordot(a, b, ([-1], [-2]))
-
-
-def inner(a, b):
-    if len(shape(a)) == 0 or len(shape(b)) == 0:
-        return mul(a, b)
-    return tensordot(a, b, ([-1], [-1]))
-
-
-def outer(a, b):
-    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
-
-
-def trace(x, offset=0, axis1=0, axis2=1):
-    nd = len(shape(x))
-    rest = [i for i in range(nd) if i not in (axis1 % nd, axis2 % nd)]
-    y = transpose(x, (axis1 % nd, axis2 % nd) + tuple(rest))
-    n0, n1 = shape(y)[:2]
-    i = np.arange(max(0, min(n0, n1 - offset) if offset >= 0 else min(n0 + offset, n1)))
-    idx = (i, i + offset) if offset >= 0 else (i - offset, i)
-    return sum(getitem(y, idx), 0)
-
 
 # ---- linear algebra (2-d matrices) ----------------------------------------------------------------
 
-def _square(a, who):
-    if len(shape(a)) != 2:
-        raise NotDifferentiableError(f"{who}: dvlad differentiates 2-d matrices; got shape "
-                                     f"{shape(a)}")
-
-
-def _solve_partials(x, a, b):
-    _square(a, "linalg.solve")
-    at = transpose(a)
-    vec = len(shape(b)) == 1
-    return (_Apply(lambda t: -solve(a, matmul(t, x)),
-                   lambda s: -(outer(solve(at, s), x) if vec
-                               else matmul(solve(at, s), transpose(x)))),
-            _Apply(lambda t: solve(a, t), lambda s: solve(at, s)))
-
-
-solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials, True)
-
-
-def _inv_partials(x, a):
-    _square(a, "linalg.inv")
-    xt = transpose(x)
-    return (_Apply(lambda t: -matmul(matmul(x, t), x), lambda s: -matmul(matmul(xt, s), xt)),)
-
-
-inv = _primitive("inv", np.linalg.inv, _inv_partials, True)
-
-
-def _det_partials(d, a):
-    _square(a, "linalg.det")
-    return (_Apply(lambda t: d * trace(solve(a, t)), lambda s: (s * d) * transpose(inv(a))),)
-
-
-det = _primitive("det", np.linalg.det, _det_partials, True)
-
-
-def _logdet_partials(a):
-    _square(a, "linalg.slogdet")
-    return (_Apply(lambda t: trace(solve(a, t)), lambda s: s * transpose(inv(a))),)
-
-
-_logabsdet = _primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1], _logdet_partials)
-
-
-def slogdet(a):
-    """(sign, log|det a|): the sign is piecewise constant, the log differentiable."""
-    return np.linalg.slogdet(strip(a))[0], _logabsdet(a)
-
 
 ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where)
+
+# Products and linear algebra live in dvlad.linalg, built on the primitives above; this namespace
+# is where users find every array primitive.
+from .linalg import (det, dot, einsum, inner, inv, matmul, outer, slogdet, solve,  # noqa: E402
+                     tensordot, trace)

@@ -19,8 +19,10 @@ import math
 import mpmath
 import numpy as np
 
+from .api import derivative
 from .base import MPF, zero_like
 from .bundle import make_bundle, tangent_of
+from .matrices import jacobian_f
 from .number import ADNumber, strip, strip_dead
 from .structures import flatten, unflatten
 from .tags import FORWARD, FixedPointError, newer, suspended
@@ -68,7 +70,6 @@ def root(g, x0, *, tol=None, max_iter=100):
     >>> round(cbrt(8.0), 12), round(dvlad.derivative(cbrt)(8.0), 12)
     (2.0, 0.083333333333)
     """
-    from .api import derivative, jacobian_f
     if isinstance(x0, (tuple, list)):
         kind = type(x0)
 

@@ -1,0 +1,171 @@
+"""Operators built from one-direction passes: forward gradients, Jacobians, Hessians, HVPs.
+
+``gradient_f`` and ``jacobian_f`` run one forward pass per input number, ``jacobian_r`` one
+sweep per output number; ``hessian`` is forward over reverse and ``hvp`` composes the two modes
+in any order.  Structures: rows over f's flattened output leaves, columns over x's; an array
+leaf gives a block of shape out.shape + in.shape, and an array x with one output leaf gives that
+block itself.
+"""
+import numpy as np
+
+from .api import _forward, _scalar, _vjp, directional_derivative, gradient_r
+from .base import one_like, zero_like
+from .number import ADNumber, strip
+from .structures import flatten, unflatten
+
+
+def gradient_f(f):
+    """∇f by forward mode, one pass per input number: x ↦ (∂f/∂x_j)_j in x's structure.
+
+    >>> gradient_f(lambda p: p[0] * p[1])((2.0, 3.0))
+    (3.0, 2.0)
+    """
+    def grad(x):
+        leaves, tree = flatten(x, "gradient_f's input")
+        parts = [[] for _ in leaves]
+        for j, k, e in _unit_directions(leaves, tree):
+            value, slope = _forward(f, x, e, "gradient_f")
+            _scalar(value, "gradient_f's function value")
+            parts[j].append(slope)
+        return unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
+                                for p, a in zip(parts, leaves)])
+    return grad
+
+
+def _unit_directions(leaves, tree):
+    """(leaf j, element k or None, the direction e_jk) for every input number, in C order."""
+    zeros = [zero_like(strip(a)) for a in leaves]
+    for j, a in enumerate(leaves):
+        base_a = strip(a)
+        if isinstance(base_a, np.ndarray):
+            for k in np.ndindex(base_a.shape):
+                e = np.zeros_like(base_a)
+                e[k] = 1
+                yield j, k, unflatten(tree, zeros[:j] + [e] + zeros[j + 1:])
+        else:
+            yield j, None, unflatten(tree, zeros[:j] + [one_like(base_a)] + zeros[j + 1:])
+
+
+def _assemble(values, out_shape, in_shape, axis):
+    """One Jacobian block, shape out_shape + in_shape, from its slices in C order over the
+    input (axis=-1: each value has out_shape) or over the output (axis=0: each has in_shape).
+    A scalar input and output is the number itself.  AD numbers stay AD arrays (stacked with
+    dvlad's operations), so a Jacobian taken inside another derivative still carries it."""
+    if not in_shape and not out_shape:
+        return values[0]
+    from . import arrays
+    if any(isinstance(v, ADNumber) for v in values):
+        stacked = arrays.stack(values, axis)
+        return arrays.reshape(stacked, tuple(out_shape) + tuple(in_shape))
+    stacked = np.stack([np.asarray(v) for v in values], axis)
+    return stacked.reshape(tuple(out_shape) + tuple(in_shape))
+
+
+def jacobian_f(f):
+    """J(f)(x) by forward mode, one pass per input number: J[i][j] = ∂out_i/∂in_j.
+
+    Rows are f's output leaves and columns x's leaves, flattened; for array leaves the entry is
+    a block of shape out.shape + in.shape, and for an array x with one output leaf J is that
+    block itself.
+
+    >>> jacobian_f(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
+    [[3.0, 2.0], [1.0, 1.0]]
+    """
+    def jac(x):
+        leaves, tree = flatten(x, "jacobian_f's input")
+        columns = None                      # columns[i][j]: the slices of block (i, j)
+        outs = None
+        for j, k, e in _unit_directions(leaves, tree):
+            value, slope = _forward(f, x, e, "jacobian_f")
+            column = flatten(slope, "jacobian_f's result")[0]
+            if columns is None:
+                outs = flatten(value, "jacobian_f's result")[0]
+                columns = [[[] for _ in leaves] for _ in column]
+            for i, c in enumerate(column):
+                columns[i][j].append(c)
+        if columns is None:
+            return _shape_jacobian([[] for _ in flatten(f(x), "jacobian_f's result")[0]], x)
+        rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
+                 for j, a in enumerate(leaves)] for i in range(len(columns))]
+        return _shape_jacobian(rows, x)
+    return jac
+
+
+def _shape_jacobian(rows, x):
+    if isinstance(strip(x), np.ndarray) and len(rows) == 1:
+        return rows[0][0]
+    return rows
+
+
+def jacobian_r(f):
+    """J(f)(x) by one reverse pass and one sweep per output number: J[i][j] = ∂out_i/∂in_j.
+
+    Shaped as :func:`jacobian_f`.
+
+    >>> jacobian_r(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
+    [[3.0, 2.0], [1.0, 1.0]]
+    """
+    def jac(x):
+        y, back = _vjp(f, x, "jacobian_r")
+        outs, out_tree = flatten(y, "jacobian_r's result")
+        leaves, _ = flatten(x, "jacobian_r's input")
+        zeros = [zero_like(strip(v)) for v in outs]
+        rows = []
+        for i, u in enumerate(outs):
+            base_u = strip(u)
+            slices = [[] for _ in leaves]       # slices[j]: row k of block (i, j), k in C order
+            for k in (np.ndindex(base_u.shape) if isinstance(base_u, np.ndarray) else [None]):
+                if k is None:
+                    e = one_like(base_u)
+                else:
+                    e = np.zeros_like(base_u)
+                    e[k] = 1
+                sens = flatten(back(unflatten(out_tree, zeros[:i] + [e] + zeros[i + 1:])),
+                               "jacobian_r's input")[0]
+                for j, g in enumerate(sens):
+                    slices[j].append(g)
+            rows.append([_assemble(slices[j], np.shape(base_u), np.shape(strip(a)), 0)
+                         for j, a in enumerate(leaves)])
+        return _shape_jacobian(rows, x)
+    return jac
+
+
+def hessian(f):
+    """H(f)(x) by forward over reverse: H[i][j] = ∂²f/∂x_i∂x_j over the flattened input.
+
+    >>> hessian(lambda p: p[0] * p[0] * p[1])((2.0, 3.0))
+    [[6.0, 4.0], [4.0, 0.0]]
+    """
+    return jacobian_f(gradient_r(f))
+
+
+def _dot(a, b):
+    """⟨a, b⟩ over every number of two structures of numbers and arrays."""
+    from .arrays import sum as array_sum
+    xs, _ = flatten(a, "hvp")
+    ys, _ = flatten(b, "hvp")
+    total = 0
+    for u, w in zip(xs, ys):
+        uw = u * w
+        total = total + (array_sum(uw) if np.ndim(strip(uw)) else uw)
+    return total
+
+
+def hvp(f, x, v, mode="fr"):
+    """H(f)(x)·v, in x's structure.  mode: outer then inner mode of the two derivatives.
+
+    "fr" forward over reverse (default, one pass of each), "rf" reverse over forward,
+    "rr" reverse over reverse, "ff" forward over forward (one pass per input number).
+
+    >>> hvp(lambda p: p[0] * p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
+    (6.0, 4.0)
+    """
+    if mode == "fr":
+        return directional_derivative(gradient_r(f), x, v)
+    if mode == "rf":
+        return gradient_r(lambda y: directional_derivative(f, y, v))(x)
+    if mode == "rr":
+        return gradient_r(lambda y: _dot(gradient_r(f)(y), v))(x)
+    if mode == "ff":
+        return gradient_f(lambda y: directional_derivative(f, y, v))(x)
+    raise ValueError(f"hvp: mode must be 'fr', 'rf', 'rr' or 'ff', got {mode!r}")
