@@ -10,10 +10,17 @@ import numpy as np
 from .base import one_like, zero_like
 from .bundle import Bundle, make_bundle, primal_of, tangent_of
 from .number import ADNumber, strip, strip_dead
-from .structures import (describe, flatten, in_object_array, is_number, leaf, map_leaves,
-                         unflatten)
-from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
+from .structures import (
+    describe,
+    flatten,
+    in_object_array,
+    is_number,
+    leaf,
+    map_leaves,
+    unflatten,
+)
 from .sweep import sweep
+from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from .tape import TapeCell, gc_paused, make_cell
 
 __all__ = ["derivative", "gradient_r", "jvp", "directional_derivative", "vjp", "primal"]

@@ -314,5 +314,16 @@ ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where)
 
 # Products and linear algebra live in dvlad.linalg, built on the primitives above; this namespace
 # is where users find every array primitive.
-from .linalg import (det, dot, einsum, inner, inv, matmul, outer, slogdet, solve,  # noqa: E402
-                     tensordot, trace)
+from .linalg import (  # noqa: E402
+    det,
+    dot,
+    einsum,
+    inner,
+    inv,
+    matmul,
+    outer,
+    slogdet,
+    solve,
+    tensordot,
+    trace,
+)

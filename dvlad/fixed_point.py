@@ -25,8 +25,8 @@ from .bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
 from .number import ADNumber, strip, strip_dead
 from .structures import flatten, unflatten
-from .tags import FORWARD, FixedPointError, newer, suspended
 from .sweep import sweep_segment
+from .tags import FORWARD, FixedPointError, newer, suspended
 from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]

@@ -10,8 +10,19 @@ import builtins
 
 import numpy as np
 
-from .arrays import (_Apply, _primitive, broadcast_to, expand_dims, getitem, reshape, shape, sum,
-                     sum_to, swapaxes, transpose)
+from .arrays import (
+    _Apply,
+    _primitive,
+    broadcast_to,
+    expand_dims,
+    getitem,
+    reshape,
+    shape,
+    sum,
+    sum_to,
+    swapaxes,
+    transpose,
+)
 from .number import strip
 from .ops import mul
 from .tags import NotDifferentiableError

@@ -20,7 +20,6 @@ from .rules import TABLE
 from .tape import TapeCell
 from .vectorize import make_helpers, vectorize
 
-
 # Templates.  X, Y are the arguments; x, y their primals; r the result; {base}, {dx}, {dy} the
 # row's expressions.  "ARGS" is "X, Y", or "Y, X" for the reflected operator (__rsub__ ...).
 _UNARY = '''
