@@ -8,16 +8,16 @@ plain Python loop differentiated through every step ("unrolled"), and against th
 fixed point alone.  Medians of repeats, all timed in this process.
 """
 import argparse
-import datetime
 import os
-import platform
 import statistics
 import sys
 import timeit
 import tracemalloc
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dvlad as ad  # noqa: E402
+from results import append  # noqa: E402
 
 
 def step(rho, a):
@@ -83,23 +83,16 @@ def main():
               f"{fp[1] / 1024:8.1f} KiB, {fp[2] / r['primal']:5.1f}× primal | unrolled: "
               f"{un[0]:>6} cells, {un[1] / 1024:8.1f} KiB", flush=True)
     if args.record:
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-        lines = [f"\n## {datetime.date.today().isoformat()} — `python benchmarks/fixed_point.py "
-                 f"--record --repeats {args.repeats}`\n",
-                 f"Python {platform.python_version()}, dvlad {ad.__version__}. gradient_r of the "
-                 f"fixed point x* of x ↦ ρx + a·sin(x)/10 + a w.r.t. a, at a = 0.3: tape cells, "
-                 f"peak traced memory (tracemalloc), time as a ratio to the primal fixed_point "
-                 f"alone (medians); 'unrolled' differentiates the same loop step by step.\n",
-                 "| ρ | iterations | fixed_point cells | fixed_point peak memory | "
-                 "fixed_point time / primal | unrolled cells | unrolled peak memory |",
-                 "|---|---|---|---|---|---|---|"]
-        for r in rows:
-            fp, un = r["fixed_point"], r["unrolled"]
-            lines.append(f"| {r['rho']} | {r['iterations']} | {fp[0]} | {fp[1] / 1024:.1f} KiB | "
-                         f"{fp[2] / r['primal']:.1f}× | {un[0]} | {un[1] / 1024:.1f} KiB |")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write("\n".join(lines) + "\n")
-        print(f"appended to {path}")
+        append(f"python benchmarks/fixed_point.py --record --repeats {args.repeats}",
+               "gradient_r of the fixed point x* of x ↦ ρx + a·sin(x)/10 + a w.r.t. a, at a = 0.3: "
+               "tape cells, peak traced memory (tracemalloc), time as a ratio to the primal "
+               "fixed_point alone (medians); 'unrolled' differentiates the same loop step by step.",
+               ["ρ", "iterations", "fixed_point cells", "fixed_point peak memory",
+                "fixed_point time / primal", "unrolled cells", "unrolled peak memory"],
+               [(r["rho"], r["iterations"], r["fixed_point"][0],
+                 f"{r['fixed_point'][1] / 1024:.1f} KiB",
+                 f"{r['fixed_point'][2] / r['primal']:.1f}×", r["unrolled"][0],
+                 f"{r['unrolled'][1] / 1024:.1f} KiB") for r in rows])
 
 
 if __name__ == "__main__":

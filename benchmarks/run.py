@@ -12,18 +12,18 @@ Workloads (shared/BENCHMARKS.md):
        n = 10³, 10⁵, 10⁶.
 """
 import argparse
-import datetime
 import math
 import os
-import platform
 import statistics
 import sys
 import timeit
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import dvlad as ad  # noqa: E402
+from results import append  # noqa: E402
 
 
 def best_per_call(fn, repeats, min_time=0.2):
@@ -135,25 +135,11 @@ def main():
 
 
 def record(rows, args):
-    import mpmath
-    import numpy
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
-    lines = [
-        f"\n## {datetime.date.today().isoformat()} — `python benchmarks/run.py --record "
-        f"--repeats {args.repeats}`\n",
-        f"Python {platform.python_version()}, numpy {numpy.__version__}, mpmath "
-        f"{mpmath.__version__}, dvlad {ad.__version__}, {os.cpu_count()} cores "
-        f"({platform.machine()}). Ratio = median over repeats of dvlad time / baseline time, "
-        f"both timed in this process.\n",
-        "| workload | baseline | ratio | baseline per call | dvlad per call | target |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, basename, r, tb, tf, target in rows:
-        lines.append(f"| {name} | {basename} | {r:.1f}× | {tb * 1e6:.2f} µs | "
-                     f"{tf * 1e6:.2f} µs | {target} |")
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-    print(f"appended to {path}")
+    append(f"python benchmarks/run.py --record --repeats {args.repeats}",
+           "Ratio = median over repeats of dvlad time / baseline time, both timed in this process.",
+           ["workload", "baseline", "ratio", "baseline per call", "dvlad per call", "target"],
+           [(name, basename, f"{r:.1f}×", f"{tb * 1e6:.2f} µs", f"{tf * 1e6:.2f} µs", target)
+            for name, basename, r, tb, tf, target in rows])
 
 
 if __name__ == "__main__":
