@@ -180,6 +180,15 @@ def _is_basic(idx):
                or (isinstance(p, np.ndarray) and p.dtype == bool) for p in parts)
 
 
+def _scatter_constant_aware(s, idx, out_shape):
+    """scatter, also for a plain constant branch of a rule (INF, 0.5): broadcast into place."""
+    if not hasattr(s, "tag") and np.ndim(s) == 0:
+        z = np.zeros(out_shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
+        z[idx] = s
+        return z
+    return scatter(s, idx, out_shape)
+
+
 def _scatter_value(s, idx, out_shape):
     z = np.zeros(out_shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
     if _is_basic(idx):              # no index repeats: assignment, much faster than np.add.at
@@ -310,7 +319,8 @@ prod = _primitive("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=a
 # ---- linear algebra (2-d matrices) ----------------------------------------------------------------
 
 
-ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where)
+ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where, getitem=getitem,
+                 scatter=_scatter_constant_aware)
 
 # Products and linear algebra live in dvlad.linalg, built on the primitives above; this namespace
 # is where users find every array primitive.

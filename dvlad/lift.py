@@ -15,6 +15,8 @@ user-defined primitives.  The primitives themselves (:mod:`dvlad.ops`) inline th
 case and call in here for everything else.
 """
 
+import math
+
 import numpy as np
 
 from . import base
@@ -84,17 +86,36 @@ def _times(d, t):
     """d·t, without a pass over the array when the partial is ±1 (add, sub, neg).
 
     A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
-    widen a float32 tangent or sensitivity, so it takes their type.
+    widen a float32 tangent or sensitivity, so it takes their type.  An element whose tangent
+    (or sensitivity) is exactly 0 contributes 0 even where the partial is infinite (sqrt′(0)):
+    as for a scalar, which would not be perturbed (or reached) at all.
     """
     if type(d) is float:
         if d == 1.0:
             return t
         if d == -1.0:
             return -t
-    elif type(d) is np.ndarray and type(t) is np.ndarray and d.dtype != t.dtype \
-            and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
-        d = d.astype(t.dtype)
+    else:
+        base_d = d
+        while type(base_d) is Bundle or type(base_d) is TapeCell:
+            base_d = base_d.primal
+        if type(base_d) is np.ndarray and base_d.dtype.kind == "f":
+            if type(d) is np.ndarray and type(t) is np.ndarray and d.dtype != t.dtype \
+                    and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
+                d = d.astype(t.dtype)
+            # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
+            # which only costs the slower, still right, path below)
+            if not math.isfinite(np.add.reduce(base_d, axis=None)):
+                with np.errstate(invalid="ignore"):
+                    c = d * t
+                return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
     return d * t
+
+
+def _base_of(v):
+    while type(v) is Bundle or type(v) is TapeCell:
+        v = v.primal
+    return v
 
 
 def _is_array(v):

@@ -104,7 +104,7 @@ _BASE = dict(base.BASE, **_CONSTANTS)
 _AD = dict(_CONSTANTS)
 # Array primals: the same rows with their conditionals made elementwise (dvlad.vectorize), and
 # dvlad's where to join the branches (bound when dvlad.arrays is imported).
-_ARRAY_AD = dict(_CONSTANTS, **make_helpers(lambda c, a, b: ARRAY_OPS["where"](c, a, b)))
+_ARRAY_AD = dict(_CONSTANTS, **make_helpers(ARRAY_OPS))
 
 
 def _compile(text, namespace, params):
@@ -131,7 +131,8 @@ def _make(rule):
                    else (lambda x: bop(strip(x))))
     else:
         rule.partials = tuple(_compile(d, _AD, params + ", r") for d in rule.partial_texts)
-        rule.array_partials = tuple(_compile(vectorize(d), _ARRAY_AD, params + ", r")
+        rule.array_partials = tuple(_compile(vectorize(d, (params + ", r").split(", ")),
+                                             _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
         rule.op = (_generate(_BINARY, rule, "X, Y") if rule.arity == 2
                    else _generate(_UNARY, rule))

@@ -3,16 +3,19 @@
 A row's partial such as ``0.5 / r if r else INF`` asks Python's ``if`` about one number.  For an
 array primal :func:`vectorize` rewrites the text (with :mod:`ast`) so that
 
-- ``A if C else B`` becomes ``select(C, lambda: A, lambda: B)``;
+- ``A if C else B`` becomes ``select(C, lambda x, y, r: A, lambda x, y, r: B, x, y, r)``;
 - ``C and D`` / ``C or D`` / ``not C`` become ``all_``/``any_``/``not_`` of thunks;
 - a chained comparison ``a < b < c`` becomes ``all_`` of its links, and a bare value used as a
   condition ``x`` becomes ``x != 0``.
 
 At run time ``select`` evaluates only the branch it needs when the condition is one boolean or
-the same for every element (``x ** 2``: ``y < 1`` is False, so only ``y * x ** (y - 1)`` runs);
-otherwise both branches, under ``np.errstate`` (a masked branch may divide by zero), joined by
-dvlad's own ``where``, whose derivative selects tangents rather than multiplying by a 0/1 mask (so
-a masked inf or nan cannot leak into a derivative as 0·inf).
+the same for every element (``x ** 2``: ``y < 1`` is False, so only ``y * x ** (y - 1)`` runs).
+Otherwise each branch runs on just the elements it is chosen for (gathered from the arguments,
+broadcast to the result's shape) and the two are scattered back.  So every element follows the
+scalar rule exactly, to every order and in every mode: a branch never sees the singular point
+the other branch is there for, and no 0·inf from a masked branch can reach a derivative (as it
+would through ``where``, in reverse mode).  Gathering and scattering are dvlad's own differentiable
+operations; the cost is paid only when a condition really is mixed.
 """
 import ast
 
@@ -22,9 +25,14 @@ __all__ = ["vectorize", "make_helpers"]
 
 
 class _Elementwise(ast.NodeTransformer):
+    def __init__(self, params):
+        self.params = params
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        return _call("select", [_truth(node.test), _thunk(node.body), _thunk(node.orelse)])
+        return _call("select", [_truth(node.test), _thunk(node.body, self.params),
+                                _thunk(node.orelse, self.params)]
+                     + [ast.Name(id=p, ctx=ast.Load()) for p in self.params])
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -52,10 +60,10 @@ def _call(name, args):
     return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
 
 
-def _thunk(expr):
-    no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                            kw_defaults=[], kwarg=None, defaults=[])
-    return ast.Lambda(args=no_args, body=expr)
+def _thunk(expr, params=()):
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(args=args, body=expr)
 
 
 def _truth(expr):
@@ -66,10 +74,17 @@ def _truth(expr):
     return ast.Compare(left=expr, ops=[ast.NotEq()], comparators=[ast.Constant(0)])
 
 
-def vectorize(text):
-    """The rule text with its conditionals made elementwise (see the module docstring)."""
-    tree = _Elementwise().visit(ast.parse(text, mode="eval"))
+def vectorize(text, params=("x", "y", "r")):
+    """The rule text with its conditionals made elementwise (see the module docstring);
+    ``params`` are the names of the partial's arguments (the primals and the result)."""
+    tree = _Elementwise(tuple(params)).visit(ast.parse(text, mode="eval"))
     return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _base(v):
+    while hasattr(v, "tag"):
+        v = v.primal
+    return v
 
 
 def _uniform(c):
@@ -83,14 +98,19 @@ def _uniform(c):
     return None
 
 
-def make_helpers(where):
-    """The run-time helpers, given dvlad's differentiable ``where(c, a, b)``."""
-    def select(c, a, b):
+def make_helpers(ops):
+    """The run-time helpers, given dvlad's array operations ``ops`` (a dict, filled when
+    dvlad.arrays is imported): broadcast_to, getitem and scatter."""
+    def select(c, a, b, *args):
         u = _uniform(c)
         if u is not None:
-            return a() if u else b()
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return where(c, a(), b())
+            return a(*args) if u else b(*args)
+        shape, not_c = c.shape, ~c
+        full = [ops["broadcast_to"](v, shape) if np.shape(_base(v)) != shape else v
+                for v in args]
+        chosen = a(*(ops["getitem"](v, c) for v in full))
+        others = b(*(ops["getitem"](v, not_c) for v in full))
+        return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
 
     def all_(*thunks):
         acc = True

@@ -1389,3 +1389,31 @@ def test_pullbacks_leave_cotangents_alone_and_repeat():
     np.testing.assert_array_equal(w1, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(w2, [0.5, -1.0])
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0])
+
+
+# ---- singular elements: arrays follow the scalar rule exactly, in every mode --------------------
+
+SINGULAR = {
+    "sqrt": (lambda x: np.sum(np.sqrt(x)), np.array([0.0, 4.0]), [np.inf, 0.25], [0.0, -1 / 32]),
+    "log": (lambda x: np.sum(x * np.log(x + 1.0)), np.array([-1.0 + 1e-300, 1.0]), None, None),
+    "where_masked_sqrt": (lambda x: np.sum(np.where(x > 0, np.sqrt(x), 0.0)),
+                          np.array([0.0, 4.0]), [0.0, 0.25], [0.0, -1 / 32]),
+    "asin_edge": (lambda x: np.sum(np.arcsin(x)), np.array([1.0, 0.5]),
+                  [np.inf, 1 / np.sqrt(0.75)], None),
+}
+
+
+@pytest.mark.parametrize("name", ["sqrt", "where_masked_sqrt", "asin_edge"])
+def test_singular_element_gradients_agree_with_scalars(name):
+    """At a convention's singular point inside an array, each element gets the scalar answer:
+    no 0·inf from the other elements' zero tangents or sensitivities."""
+    f, x, grad, _ = SINGULAR[name]
+    assert ad.gradient_r(f)(x).tolist() == pytest.approx(grad)
+    assert ad.gradient_f(f)(x).tolist() == pytest.approx(grad)
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+@pytest.mark.parametrize("name", ["sqrt", "where_masked_sqrt"])
+def test_singular_element_hvp_modes_agree(name, mode):
+    f, x, _, hv = SINGULAR[name]
+    assert ad.hvp(f, x, np.ones(2), mode).tolist() == pytest.approx(hv)
