@@ -8,9 +8,9 @@ long as the partials, JVP and VJP are written with dvlad's operations.
 """
 from .bundle import make_bundle
 from .lift import lift_n
-from .number import ADNumber, strip, strip_dead
+from .number import ADNumber, newest_tag, strip, strip_dead
 from .structures import flatten, unflatten
-from .tags import FORWARD, newer
+from .tags import FORWARD
 from .tape import Cotangent, MultiLink, joint_cells
 
 __all__ = ["primitive", "vector_primitive"]
@@ -53,10 +53,7 @@ def vector_primitive(f, jvp, vjp, name=None):
     def op(x):
         leaves, tree = flatten(x, f"{who}'s input")
         leaves = [strip_dead(a) for a in leaves]
-        tag = None
-        for a in leaves:
-            if isinstance(a, ADNumber):
-                tag = newer(tag, a.tag)
+        tag = newest_tag(leaves)
         if tag is None:
             return f(unflatten(tree, [strip(a) for a in leaves]))
         ins = [isinstance(a, ADNumber) and a.tag is tag for a in leaves]

@@ -23,10 +23,10 @@ from .api import derivative
 from .base import MPF, zero_like
 from .bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
-from .number import ADNumber, strip, strip_dead
+from .number import ADNumber, newest_tag, strip, strip_dead
 from .structures import flatten, unflatten
 from .sweep import sweep_segment
-from .tags import FORWARD, FixedPointError, newer, suspended
+from .tags import FORWARD, FixedPointError, alive, newer, suspended
 from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]
@@ -55,7 +55,7 @@ def fixed_point(f, x0, *, tol=None, max_iter=1000):
             raise ValueError(f"fixed_point: f maps {len(xs)} numbers to {len(ys)}; "
                              f"it must return the structure it is given")
         return ys
-    return unflatten(tree, _fix(F, start, tol, max_iter, "the iteration x ← f(x)"))
+    return unflatten(tree, _solve(F, start, tol, max_iter, "the iteration x ← f(x)"))
 
 
 def root(g, x0, *, tol=None, max_iter=100):
@@ -74,13 +74,13 @@ def root(g, x0, *, tol=None, max_iter=100):
         kind = type(x0)
 
         def newton(x):
-            step = _solve(jacobian_f(lambda v: tuple(g(kind(v))))(x), list(g(kind(x))))
+            step = _gauss_solve(jacobian_f(lambda v: tuple(g(kind(v))))(x), list(g(kind(x))))
             return kind(a - d for a, d in zip(x, step))
         return fixed_point(newton, x0, tol=tol, max_iter=max_iter)
     return fixed_point(lambda x: x - g(x) / derivative(g)(x), x0, tol=tol, max_iter=max_iter)
 
 
-def _solve(a, b):
+def _gauss_solve(a, b):
     """x with A x = b, by Gaussian elimination with partial pivoting, in dvlad's operations."""
     n = len(b)
     a = [list(row) + [b[i]] for i, row in enumerate(a)]
@@ -105,35 +105,54 @@ def _default_tol(xs, ys):
     return 2 * 2.220446049250313e-16
 
 
-def _top_tag(values):
-    """The newest live perturbation among values (None for plain numbers)."""
-    tag = None
-    for v in values:
-        v = strip_dead(v)
-        if isinstance(v, ADNumber):
-            tag = newer(tag, v.tag)
-    return tag
+class _TagAppeared(Exception):
+    """A live perturbation showed up after the first step (f branches on x): start again, now
+    knowing it, so that perturbations are still peeled newest first."""
+
+    def __init__(self, tag):
+        super().__init__(tag)
+        self.tag = tag
 
 
-def _fix(F, x, tol, max_iter, what):
-    """The fixed point of F (lists of numbers to lists), peeling the newest perturbation."""
+def _solve(F, x, tol, max_iter, what):
+    """The fixed point of F, peeling every perturbation it meets, newest first."""
+    known = []
+    while True:
+        try:
+            return _fix(F, x, tol, max_iter, what, known)
+        except _TagAppeared as e:
+            known.append(e.tag)
+
+
+def _fix(F, x, tol, max_iter, what, known):
+    """The fixed point of F (lists of numbers to lists), peeling the newest perturbation among
+    those F's values carry and those seen appear later (``known``)."""
     y = F(x)
     if tol is None:                 # the precision of what f computes: an mpf parameter wins
         tol = _default_tol([strip(a) for a in x], [strip(v) for v in y])
-    tag = _top_tag(y)
+    tag = newest_tag(y)
+    for t in known:
+        if t.live or alive(t):
+            tag = newer(tag, t)
     if tag is None:
         return _iterate(F, x, y, tol, max_iter, what)
     with suspended(tag):
-        xp = _fix(F, x, tol, max_iter, what)
+        xp = _fix(F, x, tol, max_iter, what, known)
     if tag.kind is FORWARD:
-        zero = zero_like(strip(xp[0]))
+        zeros = [zero_like(strip(a)) for a in xp]
 
         def tangent_step(tau):
             ys = F([make_bundle(tag, a, t) for a, t in zip(xp, tau)])
-            return [tangent_of(v, tag, zero) for v in ys]
-        tau = _fix(tangent_step, [zero] * len(xp), tol, max_iter, f"the tangent for {tag!r}")
+            return [tangent_of(v, tag, z) for v, z in zip(ys, zeros)]
+        older = [t for t in known if t is not tag]     # the tangent carries no tag itself
+        tau = _fix(tangent_step, zeros, tol, max_iter, f"the tangent for {tag!r}", older)
         return [make_bundle(tag, a, t) for a, t in zip(xp, tau)]
     return _adjoint_cells(F, xp, tag, tol, max_iter)
+
+
+def _size(v):
+    """max |v| over the elements of a number or an array."""
+    return float(np.max(np.abs(v))) if isinstance(v, np.ndarray) else abs(v)
 
 
 def _iterate(F, x, y, tol, max_iter, what):
@@ -143,10 +162,9 @@ def _iterate(F, x, y, tol, max_iter, what):
     for k in range(1, max_iter + 1):
         y = [strip_dead(b) for b in y]
         if any(isinstance(b, ADNumber) for b in y):
-            # a perturbation f(x0) did not show (f branches on x): peel it from here on
-            return _fix(F, [strip(a) for a in x], tol, max_iter, what)
-        step = max((abs(b - a) for a, b in zip(x, y)), default=0)
-        scale = max(1, max((abs(b) for b in y), default=0))
+            raise _TagAppeared(newest_tag(y))
+        step = max((_size(b - a) for a, b in zip(x, y)), default=0)
+        scale = max(1, max((_size(b) for b in y), default=0))
         if not step < math.inf:         # nan, or diverged to infinity: no fixed point to return
             break
         if step <= tol * scale:
@@ -187,8 +205,8 @@ class _Adjoint(MultiLink):
             back = sweep_segment(self.segment, self.start,
                                  [(y, w[j]) for j, y in self.seeds], self.u)
             return [xb if b is None else xb + b for xb, b in zip(xbars, back)]
-        w = _fix(adjoint_step, xbars, self.tol, self.max_iter,
-                 f"the adjoint for {self.tag!r}")
+        w = _solve(adjoint_step, xbars, self.tol, self.max_iter,
+                   f"the adjoint for {self.tag!r}")
         return [(y, w[j]) for j, y in self.seeds]
 
     def inputs(self):

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import base
 from .bundle import Bundle, make_bundle
-from .number import strip, strip_dead
+from .number import newest_tag, strip, strip_dead
 from .tags import FORWARD, NotDifferentiableError, alive, newer
 from .tape import LinearMap, TapeCell, make_cell
 
@@ -195,10 +195,7 @@ def lift_n(op, partials, args, with_result=False):
     perturbation.
     """
     args = [strip_dead(a) for a in args]
-    tag = None
-    for a in args:
-        if type(a) is Bundle or type(a) is TapeCell:
-            tag = newer(tag, a.tag)
+    tag = newest_tag(args)
     if tag is None:
         return None
     for a in args:

@@ -89,3 +89,14 @@ def _constant_or_raise(x, what):
             f"{x.tag.origin} call) would silently drop its derivative. Use dvlad.sin, dvlad.exp, "
             f"... instead of math.*, or dvlad.primal(x) to strip the perturbation on purpose.")
     return x
+
+
+def newest_tag(values):
+    """The newest live perturbation among values (dead layers stripped), or None."""
+    from .tags import newer
+    tag = None
+    for v in values:
+        v = strip_dead(v)
+        if isinstance(v, ADNumber):
+            tag = newer(tag, v.tag)
+    return tag

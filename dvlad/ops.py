@@ -98,7 +98,8 @@ def _generated_op(ARGS):
 # The three namespaces the rows' text is compiled in.  FLOAT: math, with dvlad's conventions.
 # BASE: the base-number functions (by family: math, numpy, mpmath).  AD: dvlad's primitives, so
 # that partials nest; it is filled in once the primitives exist (names are looked up at call time).
-_CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins)
+_CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins,
+                  constant=lambda v: not hasattr(v, "tag"))   # no perturbation on v
 _FLOAT = dict(base.FLOAT, **_CONSTANTS)
 _BASE = dict(base.BASE, **_CONSTANTS)
 _AD = dict(_CONSTANTS)

@@ -27,7 +27,9 @@ tests/test_conventions.py; notes/conventions.md gives the reasons):
 # ∂(x**y)/∂x: away from x = 0 the formula holds for every y (y = 0 included: its y-derivative
 # x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1 (int, float and mpf have
 # already raised at 0**y for y < 0).  The cheap test comes first: arrays skip the rest when y ≥ 1.
-POW_DX = ("2.0 * x if y == 2 else (y * x ** (y - 1) if not (y < 1 and x == 0) "
+# ``constant(y) and y == 2``: the cheap square's partial 2x only for a constant exponent (a
+# perturbed y must keep y·x**(y-1), whose y-derivative is not that of 2x).
+POW_DX = ("2.0 * x if constant(y) and y == 2 else (y * x ** (y - 1) if not (y < 1 and x == 0) "
           "else (0.0 if y == 0 else (INF if y > 0 else y * x ** (y - 1))))")
 # ∂(x**y)/∂y = x**y·log x; 0 at x = 0; nan for x < 0, where no real derivative exists.
 POW_DY = "r * log(x) if x > 0 else (0.0 if x == 0 else NAN)"
