@@ -36,6 +36,9 @@ def _real(x, who):
 def _scalar(y, who):
     """y, if it is one real number (a 0-d array counts); else a named TypeError."""
     _real(y, who)
+    if isinstance(strip(y), (bool, np.bool_)):
+        raise NotDifferentiableError(f"{who} must be a real number; got a bool ({y!r}): a "
+                                     f"comparison has no derivative")
     if np.ndim(strip(y)):
         raise NotDifferentiableError(
             f"{who} must be one real number; got an array of shape {np.shape(strip(y))}. "
@@ -53,9 +56,7 @@ def _forward(f, x, v, origin):
     leaves, tree = flatten(x, f"{origin}'s input")
     vleaves, _ = flatten(v, f"{origin}'s direction")
     leaves, vleaves = [strip_dead(a) for a in leaves], [strip_dead(b) for b in vleaves]
-    if len(vleaves) != len(leaves):
-        raise ValueError(f"{origin}: the direction has {len(vleaves)} numbers, the point "
-                         f"{len(leaves)}; give them the same structure")
+    _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
     try:
@@ -67,6 +68,18 @@ def _forward(f, x, v, origin):
         return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False
+
+
+def _same_shapes(points, others, what, against):
+    """``others`` (a direction, a cotangent) has the structure and every leaf's shape of
+    ``points``; numpy would otherwise broadcast a wrong shape into a wrong answer."""
+    if len(others) != len(points):
+        raise ValueError(f"{what} has {len(others)} leaves, {against} {len(points)}; give them "
+                         f"the same structure")
+    for k, (p, o) in enumerate(zip(points, others)):
+        if np.shape(strip(p)) != np.shape(strip(o)):
+            raise ValueError(f"{what}'s leaf {k} has shape {np.shape(strip(o))}, {against}'s "
+                             f"{np.shape(strip(p))}; give them the same shapes")
 
 
 def _tangent(u, tag, zero):
@@ -175,15 +188,19 @@ class Recording:
     __slots__ = ("tag", "tape", "tree", "leaves", "cells", "outs", "out_tree")
 
 
-def record(f, x, origin, scalar=False):
+def record(f, x, origin, scalar=False, keep=False):
     """Run f on fresh cells of a new reverse tag; the tag dies when f returns.
 
     ``scalar``: f must return one real number (gradients); else any structure of numbers.
+    ``keep``: the tape will be swept after f returns, maybe much later (vjp's pullback): input
+    arrays are copied, so that changing them afterwards cannot change the derivatives.
     The tape stays readable: sweeps need only its links, never the tag's liveness.
     """
     rec = Recording()
     leaves, rec.tree = flatten(x, f"{origin}'s input")
     rec.leaves = [strip_dead(a) for a in leaves]
+    if keep:
+        rec.leaves = [a.copy() if type(a) is np.ndarray else a for a in rec.leaves]
     rec.tag = tag = new_tag(REVERSE, origin)
     rec.tape = tag.tape = []
     try:
@@ -244,14 +261,12 @@ def vjp(f, x):
 
 
 def _vjp(f, x, origin):
-    rec = record(f, x, origin)
+    rec = record(f, x, origin, keep=True)
     y_primal = unflatten(rec.out_tree, [primal_of(u, rec.tag) for u in rec.outs])
 
     def pullback(ybar):
         bars, _ = flatten(ybar, "the pullback's input")
-        if len(bars) != len(rec.outs):
-            raise ValueError(f"pullback: got {len(bars)} numbers for a result of "
-                             f"{len(rec.outs)}")
+        _same_shapes(rec.outs, bars, "pullback: the cotangent", "the result")
         return _pull(rec, [strip_dead(b) for b in bars])
     return y_primal, pullback
 

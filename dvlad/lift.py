@@ -151,11 +151,19 @@ def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
         if _shape(t) != rshape:
             t = ARRAY_OPS["broadcast_to"](t, rshape)
         return make_bundle(tag, r, t)
+    # The partials run at sweep time: a plain array constant (a work buffer the caller may
+    # overwrite before then) is copied now, so that the sweep sees the value that was used.
+    args = (px if xin else _snapshot(px), py if yin else _snapshot(py), r)
     links = ()
     for arg, inside, p, df in ((x, xin, px, dfx), (y, yin, py, dfy)):
         if inside:
-            links += (arg, LazyPartial(df, (px, py, r), _shape(p), rshape))
+            links += (arg, LazyPartial(df, args, _shape(p), rshape))
     return make_cell(tag, r, links)
+
+
+def _snapshot(v):
+    """A copy of a plain array constant (reverse mode reads it later); anything else as is."""
+    return v.copy() if type(v) is np.ndarray else v
 
 
 class LazyPartial(LinearMap):
@@ -204,6 +212,8 @@ def lift_n(op, partials, args, with_result=False):
                                          f"a complex {type(a).__name__}")
     ins = [(type(a) is Bundle or type(a) is TapeCell) and a.tag is tag for a in args]
     primals = [a.primal if i else a for a, i in zip(args, ins)]
+    if tag.kind is not FORWARD:       # the maps run at sweep time: see _lift2_array
+        primals = [p if i else _snapshot(p) for p, i in zip(primals, ins)]
     r = op(*primals)
     ds = partials(*primals, r=r) if with_result else partials(*primals)
     if len(ds) != len(args):

@@ -8,7 +8,7 @@ block itself.
 """
 import numpy as np
 
-from .api import _forward, _scalar, _vjp, directional_derivative, gradient_r
+from .api import _forward, _same_shapes, _scalar, _vjp, directional_derivative, gradient_r
 from .base import one_like, zero_like
 from .number import ADNumber, strip
 from .structures import flatten, unflatten
@@ -144,6 +144,7 @@ def _dot(a, b):
     from .arrays import sum as array_sum
     xs, _ = flatten(a, "hvp")
     ys, _ = flatten(b, "hvp")
+    _same_shapes(xs, ys, "hvp: the direction", "the point")
     total = 0
     for u, w in zip(xs, ys):
         uw = u * w
