@@ -228,7 +228,7 @@ def sensitivities(rec, bars, consume=False):
         return sweep(rec.tape, seeds, consume) if seeds else [None] * len(rec.tape)
 
 
-def _pull(rec, bars, consume=False):
+def _gradient_of(rec, bars, consume=False):
     sens = sensitivities(rec, bars, consume)
     out = [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
            for c, a in zip(rec.cells, rec.leaves)]
@@ -267,7 +267,7 @@ def _vjp(f, x, origin):
     def pullback(ybar):
         bars, _ = flatten(ybar, "the pullback's input")
         _same_shapes(rec.outs, bars, "pullback: the cotangent", "the result")
-        return _pull(rec, [strip_dead(b) for b in bars])
+        return _gradient_of(rec, [strip_dead(b) for b in bars])
     return y_primal, pullback
 
 
@@ -279,7 +279,7 @@ def gradient_r(f):
     """
     def grad(x):
         rec = record(f, x, "gradient_r", scalar=True)
-        return _pull(rec, [one_like(strip(rec.outs[0]))], consume=True)
+        return _gradient_of(rec, [one_like(strip(rec.outs[0]))], consume=True)
     return grad
 
 

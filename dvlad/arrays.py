@@ -313,12 +313,6 @@ prod = _primitive("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=a
                   _prod_partials)
 
 
-# ---- products -------------------------------------------------------------------------------------
-
-
-# ---- linear algebra (2-d matrices) ----------------------------------------------------------------
-
-
 ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where, getitem=getitem,
                  scatter=_scatter_constant_aware)
 

@@ -43,16 +43,6 @@ def family(x):
     return None
 
 
-def family2(x, y):
-    """The family of a binary operation: mpmath wins over numpy, numpy over math."""
-    fx, fy = family(x), family(y)
-    if fx is MPMATH or fy is MPMATH:
-        return MPMATH
-    if fx is NUMPY or fy is NUMPY:
-        return NUMPY
-    return MATH
-
-
 def promote(x, y, innermost):
     """Constants x, y lifted to mpf when the other operand is mpf-based, else unchanged.
 
@@ -67,11 +57,6 @@ def promote(x, y, innermost):
     if fx is MPMATH and fy is MATH and family(y) is MATH:
         return x, mpmath.mpf(y)
     return x, y
-
-
-def is_real(x):
-    """True for a real base number (not complex, not a container)."""
-    return family(x) is not None
 
 
 # ---- the float (math) family, with dvlad's conventions ------------------------------------
@@ -122,10 +107,6 @@ def _min(x, y):
     return x if x <= y or x != x else y
 
 
-def _np_sign(x):
-    return np.sign(x)
-
-
 # The named base functions the rule table's expressions call (arithmetic operators are written
 # inline there): name -> (math, numpy, mpmath).
 _TABLE = {
@@ -150,7 +131,7 @@ _TABLE = {
     "sinh":     (math.sinh, np.sinh, mpmath.sinh),
     "cosh":     (math.cosh, np.cosh, mpmath.cosh),
     "tanh":     (math.tanh, np.tanh, mpmath.tanh),
-    "sign":     (_sign, _np_sign, mpmath.sign),
+    "sign":     (_sign, np.sign, mpmath.sign),
     "floor":    (math.floor, np.floor, mpmath.floor),
     "ceil":     (math.ceil, np.ceil, mpmath.ceil),
     "trunc":    (math.trunc, np.trunc, lambda x: mpmath.mpf(int(x))),

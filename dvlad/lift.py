@@ -22,6 +22,7 @@ import numpy as np
 from . import base
 from .bundle import Bundle, make_bundle
 from .number import newest_tag, strip, strip_dead
+from .structures import elementwise
 from .tags import FORWARD, NotDifferentiableError, alive, newer
 from .tape import LinearMap, TapeCell, make_cell
 
@@ -55,6 +56,8 @@ def _lift2(rule, x, y):
         return rule.op(x, y.primal)
     if gx is None and base.family(x) is None or gy is None and base.family(y) is None:
         bad = y if gx is not None else x
+        if type(bad) is np.ndarray and bad.dtype == object:     # an object array of numbers
+            return elementwise(rule.op, x, y)
         raise NotDifferentiableError(f"dvlad.{rule.name} differentiates real numbers; got "
                                      f"{type(bad).__name__} {bad!r}")
     tag = newer(gx, gy)

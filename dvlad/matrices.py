@@ -8,7 +8,14 @@ block itself.
 """
 import numpy as np
 
-from .api import _forward, _same_shapes, _scalar, _vjp, directional_derivative, gradient_r
+from .api import (
+    _forward,
+    _same_shapes,
+    _scalar,
+    _vjp,
+    directional_derivative,
+    gradient_r,
+)
 from .base import one_like, zero_like
 from .number import ADNumber, strip
 from .structures import flatten, unflatten

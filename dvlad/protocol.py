@@ -14,6 +14,7 @@ from . import arrays as A
 from . import ops as L
 from .bundle import Bundle
 from .number import strip
+from .structures import elementwise
 from .tags import NotDifferentiableError
 from .tape import TapeCell
 
@@ -54,7 +55,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         raise NotDifferentiableError(f"numpy.{ufunc.__name__} with {sorted(extra)}: dvlad "
                                      f"differentiates the plain call only")
     if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
-        return np.frompyfunc(op, len(inputs), 1)(*inputs)     # element by element
+        return elementwise(op, *inputs)
     return op(*inputs)
 
 

@@ -114,3 +114,20 @@ def _mark(tree, inside, out):
     else:
         for c in tree[-1]:
             _mark(c, inside, out)
+
+
+def elementwise(op, *inputs):
+    """``op`` applied element by element over object arrays, with numbers (plain or AD)
+    broadcast against them: how numpy's object arrays of AD numbers are differentiated."""
+    objs = []
+    for v in inputs:
+        if isinstance(v, np.ndarray):
+            objs.append(v if v.dtype == object else v.astype(object))
+        else:
+            box = np.empty((), dtype=object)    # a 0-d box: never read as a sequence
+            box[()] = v
+            objs.append(box)
+    b = np.broadcast(*objs)
+    out = np.empty(b.shape, dtype=object)
+    out.flat = [op(*vals) for vals in b]
+    return out

@@ -15,6 +15,7 @@ import numpy as np
 
 from .api import jvp, vjp
 from .base import MPF
+from .matrices import _dot
 from .number import strip
 from .structures import flatten, unflatten
 
@@ -69,16 +70,6 @@ def _axpy(a, u, x):
     xs, tree = flatten(x, "check_grads' input")
     us, _ = flatten(u, "check_grads' direction")
     return unflatten(tree, [xi + a * ui for xi, ui in zip(xs, us)])
-
-
-def _dot(a, b):
-    xs, _ = flatten(a, "check_grads")
-    ys, _ = flatten(b, "check_grads")
-    total = 0
-    for p, q in zip(xs, ys):
-        pq = strip(p) * strip(q)
-        total = total + (np.sum(pq) if isinstance(pq, np.ndarray) else pq)
-    return total
 
 
 def _close(got, want, rtol, atol, what, order, extra=""):
