@@ -1416,3 +1416,32 @@ def test_singular_element_gradients_agree_with_scalars(name):
 def test_singular_element_hvp_modes_agree(name, mode):
     f, x, _, hv = SINGULAR[name]
     assert ad.hvp(f, x, np.ones(2), mode).tolist() == pytest.approx(hv)
+
+
+def test_reused_buffer_gives_the_gradient_of_what_was_computed():
+    """A work buffer overwritten after use: reverse mode must use the values that were used."""
+    def f(x):
+        buf = np.empty(2)
+        y = 0.0
+        for k in range(3):
+            buf[:] = k + 1.0
+            y = y + np.sum(x * buf)
+        return y
+    assert ad.gradient_r(f)(np.ones(2)).tolist() == [6.0, 6.0]
+    assert ad.gradient_f(f)(np.ones(2)).tolist() == [6.0, 6.0]
+
+
+def test_vjp_pullback_after_the_input_changed():
+    x0 = np.array([1.0, 2.0])
+    _, back = ad.vjp(np.sin, x0)
+    x0[:] = 0.0
+    assert np.allclose(back(np.ones(2)), np.cos([1.0, 2.0]), rtol=1e-15)
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda x: np.sum(np.array([x, 2 * x]) * x), 6.0),
+    (lambda x: np.sum(x * np.array([x, 2 * x], dtype=object)), 6.0),
+    (lambda x: np.sum(np.arctan2(np.array([x, 2 * x]), 1.0)), 0.9),
+], ids=["objarr*x", "x*objarr", "arctan2"])
+def test_object_arrays_mix_with_bare_ad_numbers(f, want):
+    assert ad.derivative(f)(1.0) == pytest.approx(want, rel=1e-15)

@@ -453,3 +453,20 @@ def test_mpmath_constant_on_the_left(m):
         got = OPS[m](lambda y: mpmath.mpf(3) * y + mpmath.mpf(1) / y)(x)
         assert type(got) is MPF
         assert got == mpmath.mpf(3) - mpmath.mpf(1) / 4
+
+
+@pytest.mark.parametrize("call", [
+    lambda: dvlad.hvp(lambda p: p[0] * p[1] * p[2], (1.0, 2.0, 3.0), (1.0, 1.0), mode="rr"),
+    lambda: dvlad.jvp(lambda x: np.sum(x ** 3), np.ones(3), np.array([2.0])),
+    lambda: dvlad.hvp(lambda x: np.sum(x ** 3), np.ones(3), 1.0),
+    lambda: dvlad.vjp(lambda x: x * 2, np.ones(3))[1](np.ones((2, 3))),
+], ids=["hvp-rr-short", "jvp-shape", "hvp-scalar-direction", "pullback-shape"])
+def test_directions_and_cotangents_must_match_the_point(call):
+    """numpy would broadcast a wrong shape into a wrong answer: dvlad refuses instead."""
+    with pytest.raises(ValueError, match="same"):
+        call()
+
+
+def test_a_boolean_function_value_is_refused():
+    with pytest.raises(dvlad.NotDifferentiableError, match="bool"):
+        dvlad.gradient_r(lambda p: p > 0)(1.0)

@@ -14,7 +14,7 @@ import pytest
 
 import dvlad
 from dvlad import FixedPointError, TapeCell, fixed_point, root
-from support import MODES1, MODES2, R, close, nest  # noqa: E402
+from support import MODES1, MODES2, OPS, R, close, nest  # noqa: E402
 
 
 def heron(x):
@@ -693,3 +693,24 @@ def test_root_does_not_converge():
 def test_root_does_not_converge_under_derivative(m):
     with pytest.raises(FixedPointError):
         nest(lambda a: root(lambda x: x * x + a, 0.5), m)(1.0)
+
+
+@pytest.mark.parametrize("mm", MODES2)
+def test_perturbation_that_appears_after_the_first_step(mm):
+    """f(x0) shows only a; b enters once x > 0.5.  x* = a / (0.5 − 0.1 b), so ∂²x*/∂a∂b at
+    (1, 1) = 0.1 / 0.4² = 0.625, whichever order the perturbations show up in."""
+    def branchy(a, b):
+        return fixed_point(lambda x: 0.5 * x + a + (b * x * 0.1 if x > 0.5 else 0.0), 0.0)
+    outer, inner = OPS[mm[0]], OPS[mm[1]]
+    close(outer(lambda a: inner(lambda b: branchy(a, b))(1.0))(1.0), 0.625, rel=1e-14)
+
+
+def test_fixed_point_of_an_array():
+    """x = 0.5 cos x + a elementwise: x* and dx*/da = 1 / (1 + 0.5 sin x*), both modes."""
+    a = np.array([0.1, 0.2, 0.3])
+    xs = lambda a: fixed_point(lambda x: 0.5 * np.cos(x) + a, np.zeros(3))
+    x = xs(a)
+    assert np.allclose(x, 0.5 * np.cos(x) + a, rtol=0, atol=1e-15)
+    want = 1 / (1 + 0.5 * np.sin(x))
+    assert np.allclose(dvlad.gradient_r(lambda a: np.sum(xs(a)))(a), want, rtol=1e-14)
+    assert np.allclose(np.diag(dvlad.jacobian_f(xs)(a)), want, rtol=1e-14)

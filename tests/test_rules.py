@@ -320,3 +320,17 @@ def test_mpf_variable_with_float_constant_stays_exact(case, which, modes):
     with mp.workdps(ORACLE_DPS):
         want = mpmath.diff(mg, x0, len(modes))
     _assert_close(got, want, "mpf")
+
+
+def test_pow_mixed_second_derivative_at_exponent_two():
+    """∂²(x**y)/∂x∂y = x**(y-1)·(1 + y·log x): 3·(1 + 2 log 3) at (3, 2), in every nesting; the
+    cheap partial 2x for a constant exponent 2 must not apply to a perturbed one."""
+    want = 3 * (1 + 2 * mpmath.log(3))
+    for outer in (ad.derivative, lambda f: lambda v: ad.gradient_r(f)(v)):
+        for inner in (ad.derivative, lambda f: lambda v: ad.gradient_r(f)(v)):
+            got = outer(lambda y: inner(lambda x: x ** y)(3.0))(2.0)
+            assert abs(got - float(want)) < 1e-13
+    d2 = 2 ** 2 * (1 + mpmath.log(2)) ** 2 + 2 ** 2 / 2        # (t**t)'' at 2
+    assert abs(ad.derivative(ad.derivative(lambda t: t ** t))(2.0) - float(d2)) < 1e-12
+    h = ad.hessian(lambda p: p[0] ** p[1])((3.0, 2.0))
+    assert h[0][1] == h[1][0] and abs(h[0][1] - float(want)) < 1e-13
