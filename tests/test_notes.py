@@ -1,11 +1,12 @@
-"""Every ```python block in notes/*.md runs: the blocks of one file in order, in one namespace."""
+"""Every ```python block in notes/*.md and README.md runs: the blocks of one file in order, in one
+namespace."""
 import re
 from pathlib import Path
 
 import pytest
 
 NOTES = Path(__file__).resolve().parent.parent / "notes"
-FILES = sorted(NOTES.glob("*.md"))
+FILES = sorted(NOTES.glob("*.md")) + [NOTES.parent / "README.md"]
 BLOCK = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
