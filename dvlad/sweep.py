@@ -19,8 +19,8 @@ def sweep(tape, seeds, consume=False):
 
     Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.
     ``consume``: this is the tape's only sweep (gradient_r), so the general path may release
-    each cell's partials and sensitivity as soon as it is done with them; freed array memory is
-    then reused by the rest of the sweep instead of fresh pages.  Hot path:
+    each cell (from the tape), its partials and its sensitivity as soon as it is done with them;
+    freed array memory is then reused by the rest of the sweep instead of fresh pages.  Hot path:
     a cell with a float sensitivity and one or two inputs (every scalar primitive) is unrolled,
     and a float partial is multiplied without asking whether it is a LinearMap.  Everything else
     (arrays, nested AD numbers, maps, multi-input links) goes through :func:`_sweep_cell`.
@@ -64,7 +64,11 @@ def sweep(tape, seeds, consume=False):
             continue
         _sweep_cell(links, s, sens, owned)
         if consume and type(s) is not float:
+            # Done with cell i: its consumers came before it.  Drop its partials, and drop it from
+            # the tape, so that unless the caller kept it, it and its value are freed now and
+            # the rest of the sweep reuses that memory (peak memory is the cost of array tapes).
             tape[i].links = ()
+            tape[i] = None
             sens[i] = None
     return sens
 
