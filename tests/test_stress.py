@@ -221,6 +221,20 @@ def _thread_cases(D, E):
     ]
 
 
+def run_threads(worker, n_threads):
+    """worker(0..n_threads-1) in threads at once, switching often, mid-computation."""
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old_interval)
+
+
 def test_threads_nested_derivatives_zero_wrong_answers():
     n_threads, per_thread = 8, 500
     wrong = []
@@ -247,16 +261,7 @@ def test_threads_nested_derivatives_zero_wrong_answers():
             wrong.extend(bad)
             done.append(count)
 
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)          # switch threads often, mid-computation
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old_interval)
+    run_threads(worker, n_threads)
     assert sum(done) == n_threads * per_thread
     assert len(wrong) == 0, wrong[:5]
     assert gc.isenabled()
@@ -280,16 +285,7 @@ def test_threads_escaped_values_stay_constants():
         with lock:
             wrong.extend(bad)
 
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old_interval)
+    run_threads(worker, n_threads)
     assert wrong == []
 
 
