@@ -104,7 +104,13 @@ def _kept_shape(in_shape, axis):
 
 broadcast_to = _primitive(
     "broadcast_to", lambda x, shp: np.broadcast_to(x, shp),
-    lambda x, shp: (_Apply(lambda t: broadcast_to(t, shp), lambda s: sum_to(s, shape(x))), None))
+    lambda x, shp: _broadcast_partials(shape(x), shp))
+
+
+# The maps of linear primitives capture shapes, never the primal array itself: reverse mode keeps
+# maps until the sweep, and an intermediate array should be freed when f drops it.
+def _broadcast_partials(in_shape, shp):
+    return (_Apply(lambda t: broadcast_to(t, shp), lambda s: sum_to(s, in_shape)), None)
 
 
 def sum_to(s, shp):
@@ -124,12 +130,12 @@ def sum_to(s, shp):
 
 reshape = _primitive(
     "reshape", lambda x, shp: np.reshape(x, shp),
-    lambda x, shp: (_Apply(lambda t: reshape(t, shape_r(x, shp)),
-                           lambda s: reshape(s, shape(x))), None))
+    lambda x, shp: _reshape_partials(shape(x), shp))
 
 
-def shape_r(x, shp):
-    return np.empty(shape(x), dtype=bool).reshape(shp).shape
+def _reshape_partials(in_shape, shp):
+    out_shape = np.empty(in_shape, dtype=bool).reshape(shp).shape
+    return (_Apply(lambda t: reshape(t, out_shape), lambda s: reshape(s, in_shape)), None)
 
 
 def _inverse(axes):
@@ -213,7 +219,11 @@ def _place(s, idx, shp):
 
 getitem = _primitive(
     "getitem", lambda x, idx: x[idx],
-    lambda x, idx: (_Apply(lambda t: getitem(t, idx), lambda s: _place(s, idx, shape(x))), None))
+    lambda x, idx: _getitem_partials(shape(x), idx))
+
+
+def _getitem_partials(in_shape, idx):
+    return (_Apply(lambda t: getitem(t, idx), lambda s: _place(s, idx, in_shape)), None)
 
 
 def _concat_value(axis, *xs):

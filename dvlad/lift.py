@@ -15,6 +15,7 @@ user-defined primitives.  The primitives themselves (:mod:`dvlad.ops`) inline th
 case and call in here for everything else.
 """
 
+import builtins
 import math
 
 import numpy as np
@@ -36,9 +37,11 @@ def _lift1(rule, x):
     r = rule.op(p)
     if _is_array(p):
         if type(x) is Bundle:
-            return make_bundle(tag, r, _times(rule.array_partials[0](p, r), x.tangent))
-        return make_cell(tag, r, (x, LazyPartial(rule.array_partials[0], (p, r), _shape(p),
-                                                  _shape(r))))
+            return make_bundle(tag, r, _times(rule.array_partials[0](p, r), x.tangent, (p, r)))
+        ux, ur = rule.uses[0]
+        return make_cell(tag, r, (x, LazyPartial(rule.array_partials[0], (p if ux else None,
+                                                                          r if ur else None),
+                                                  _shape(p), _shape(r))))
     d = rule.partials[0](p, r)
     if type(x) is Bundle:
         return make_bundle(tag, r, d * x.tangent)
@@ -85,33 +88,56 @@ def _lift2(rule, x, y):
     return make_cell(tag, r, links)
 
 
-def _times(d, t):
-    """d·t, without a pass over the array when the partial is ±1 (add, sub, neg).
+def _times(d, t, args=None):
+    """d·t, the partial times a tangent (or sensitivity), with as few numpy passes as it can.
 
-    A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
-    widen a float32 tangent or sensitivity, so it takes their type.  An element whose tangent
-    (or sensitivity) is exactly 0 contributes 0 even where the partial is infinite (sqrt′(0)):
-    as for a scalar, which would not be perturbed (or reached) at all.
+    - A partial of ±1 (add, sub, neg) costs no pass (or a negation).
+    - A t that is one number broadcast (the transpose of a sum: every element's sensitivity is
+      the same) is multiplied as that number; its shape is restored by a broadcast view.
+    - ``args``: d was just computed from these by a rule's partial; if d is a new array (not one
+      of them, nor a view), nothing else holds it, so the product is written into it.
+    - A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
+      widen a float32 tangent or sensitivity, so it takes their type.
+    - An element whose tangent (or sensitivity) is exactly 0 contributes 0 even where the partial
+      is infinite (sqrt′(0)): as for a scalar, which would not be perturbed (or reached) at all.
     """
     if type(d) is float:
         if d == 1.0:
             return t
         if d == -1.0:
             return -t
-    else:
-        base_d = d
-        while type(base_d) is Bundle or type(base_d) is TapeCell:
-            base_d = base_d.primal
-        if type(base_d) is np.ndarray and base_d.dtype.kind == "f":
-            if type(d) is np.ndarray and type(t) is np.ndarray and d.dtype != t.dtype \
-                    and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
-                d = d.astype(t.dtype)
-            # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
-            # which only costs the slower, still right, path below)
-            if not math.isfinite(np.add.reduce(base_d, axis=None)):
-                with np.errstate(invalid="ignore"):
-                    c = d * t
-                return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
+        if type(t) is np.ndarray and t.ndim and not any(t.strides):   # one number, broadcast
+            t0 = t.reshape(-1)[0]
+            return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
+        return d * t
+    base_d = d
+    while type(base_d) is Bundle or type(base_d) is TapeCell:
+        base_d = base_d.primal
+    if type(base_d) is np.ndarray and base_d.dtype.kind == "f":
+        td = type(d) is np.ndarray and type(t) is np.ndarray
+        if td and d.dtype != t.dtype and t.dtype.kind == "f" \
+                and d.dtype.itemsize > t.dtype.itemsize:
+            d = d.astype(t.dtype)
+        fresh = td and args is not None and d.base is None and d.dtype == t.dtype \
+            and not builtins.any(d is a for a in args)
+        if td and t.ndim and not any(t.strides):          # t is one nonzero number, broadcast
+            t0 = t.reshape(-1)[0]
+            if t0 != 0:
+                if t0 == 1 and fresh:
+                    c = d
+                else:
+                    c = np.multiply(d, t0, out=d if fresh else None)
+                if c.shape == t.shape:
+                    return c
+                return np.broadcast_to(c, np.broadcast_shapes(c.shape, t.shape))
+        # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
+        # which only costs the slower, still right, path below)
+        if not math.isfinite(np.add.reduce(base_d, axis=None)):
+            with np.errstate(invalid="ignore"):
+                c = d * t
+            return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
+        if fresh and d.shape == t.shape:
+            return np.multiply(d, t, out=d)
     return d * t
 
 
@@ -145,21 +171,25 @@ def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
     rshape = _shape(r)
     if tag.kind is FORWARD:
         if xin:
-            t = _times(dfx(px, py, r), x.tangent)
+            t = _times(dfx(px, py, r), x.tangent, (px, py, r))
             if yin:
                 dy = dfy(px, py, r)
-                t = t - y.tangent if type(dy) is float and dy == -1.0 else t + _times(dy, y.tangent)
+                t = (t - y.tangent if type(dy) is float and dy == -1.0
+                     else t + _times(dy, y.tangent, (px, py, r)))
         else:
-            t = _times(dfy(px, py, r), y.tangent)
+            t = _times(dfy(px, py, r), y.tangent, (px, py, r))
         if _shape(t) != rshape:
             t = ARRAY_OPS["broadcast_to"](t, rshape)
         return make_bundle(tag, r, t)
     # The partials run at sweep time: a plain array constant (a work buffer the caller may
     # overwrite before then) is copied now, so that the sweep sees the value that was used.
-    args = (px if xin else _snapshot(px), py if yin else _snapshot(py), r)
+    # Only what a partial reads is kept (mul's partials need no r; add's need nothing).
     links = ()
-    for arg, inside, p, df in ((x, xin, px, dfx), (y, yin, py, dfy)):
+    for arg, inside, p, df, (ux, uy, ur) in ((x, xin, px, dfx, rule.uses[0]),
+                                             (y, yin, py, dfy, rule.uses[1])):
         if inside:
+            args = (None if not ux else px if xin else _snapshot(px),
+                    None if not uy else py if yin else _snapshot(py), r if ur else None)
             links += (arg, LazyPartial(df, args, _shape(p), rshape))
     return make_cell(tag, r, links)
 
@@ -185,11 +215,11 @@ class LazyPartial(LinearMap):
         self.df, self.args, self.shape, self.out_shape = df, args, in_shape, out_shape
 
     def forward(self, t):
-        t = _times(self.df(*self.args), t)
+        t = _times(self.df(*self.args), t, self.args)
         return t if _shape(t) == self.out_shape else ARRAY_OPS["broadcast_to"](t, self.out_shape)
 
     def backward(self, s):
-        c = _times(self.df(*self.args), s)
+        c = _times(self.df(*self.args), s, self.args)
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 

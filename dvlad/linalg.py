@@ -57,8 +57,13 @@ def _matmul_grad_b(s, a, b_shape):
 
 matmul = _primitive(
     "matmul", lambda a, b: np.matmul(a, b),
-    lambda a, b: (_Apply(lambda t: matmul(t, b), lambda s: _matmul_grad_a(s, b, shape(a))),
-                  _Apply(lambda t: matmul(a, t), lambda s: _matmul_grad_b(s, a, shape(b)))))
+    lambda a, b: _matmul_partials(a, b, shape(a), shape(b)))
+
+
+def _matmul_partials(a, b, a_shape, b_shape):
+    # each map keeps the other operand only (a constant a is not kept for its shape)
+    return (_Apply(lambda t: matmul(t, b), lambda s: _matmul_grad_a(s, b, a_shape)),
+            _Apply(lambda t: matmul(a, t), lambda s: _matmul_grad_b(s, a, b_shape)))
 
 
 def _parse(spec, n):

@@ -9,6 +9,7 @@ the frames of a base function and of each partial (timeit, CPython 3.11: x*y on 
 frame.  The rows' partials are also compiled in dvlad's own operations (so they nest) and, with
 their conditionals made elementwise, for array primals (:mod:`dvlad.vectorize`).
 """
+import ast
 import builtins
 import math
 
@@ -124,6 +125,13 @@ def _generate(template, rule, args=None):
     return namespace["_generated_op"]
 
 
+def _uses(text, params):
+    """Which of ``params`` the partial's text reads: (True, False, True) for "x * r" of x, y, r.
+    Reverse mode keeps only those until the sweep, so an unused result is freed at once."""
+    names = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
+    return tuple(p in names for p in params)
+
+
 def _make(rule):
     params = "x, y" if rule.arity == 2 else "x"
     rule.base = bop = _compile(rule.base_text, _BASE, params)
@@ -135,6 +143,7 @@ def _make(rule):
         rule.array_partials = tuple(_compile(vectorize(d, (params + ", r").split(", ")),
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
+        rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)
         rule.op = (_generate(_BINARY, rule, "X, Y") if rule.arity == 2
                    else _generate(_UNARY, rule))
     rule.op.__name__ = rule.op.__qualname__ = rule.name

@@ -88,12 +88,13 @@ class Rule:
     """One row of the table, compiled by dvlad.ops: ``op`` is the public primitive."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials",
-                 "array_partials", "op")
+                 "array_partials", "uses", "op")
 
     def __init__(self, name, arity, base_text, partial_texts):
         self.name, self.arity = name, arity
         self.base_text, self.partial_texts = base_text, partial_texts
-        self.base = self.partials = self.array_partials = self.op = None   # set by dvlad.ops
+        # set by dvlad.ops
+        self.base = self.partials = self.array_partials = self.uses = self.op = None
 
     def __repr__(self):
         parts = ", ".join(self.partial_texts)

@@ -9,7 +9,10 @@ Jacobian block that is not a number, for array primitives), or a cell has one
 """
 import gc
 import threading
+import weakref
 from contextlib import contextmanager
+
+import numpy as np
 
 from .number import ADNumber
 
@@ -18,7 +21,7 @@ class TapeCell(ADNumber):
     """A value recorded on the tape of the reverse perturbation ``tag``."""
 
     # No __init__, for speed (as Bundle): cells are made by make_cell or inline in dvlad.ops.
-    __slots__ = ("tag", "primal", "links", "index")
+    __slots__ = ("tag", "primal", "links", "index", "__weakref__")
 
     def __repr__(self):
         parts = ", ".join(f"#{a.index}: {d!r}" for a, d in link_pairs(self.links))
@@ -32,13 +35,55 @@ def link_pairs(links):
     return [(links[k], links[k + 1]) for k in range(0, len(links), 2)]
 
 
+class Node:
+    """What the tape keeps of a cell whose value is an array: its links and index, not its value.
+
+    A tape that held its cells would hold every intermediate array of f until the sweep ends:
+    ten arrays of n for Rosenbrock, each on fresh pages the kernel must zero.  The sweep needs
+    only the links (whose partials keep the arrays they use), so the tape holds a Node, links
+    point at Nodes, and an intermediate array is freed as soon as f drops it, as it would be
+    without AD.  ``cell`` is a weak reference to the cell, for pictures of the tape.
+    """
+
+    __slots__ = ("links", "index", "cell")
+
+    def __repr__(self):
+        c = self.cell()
+        return f"Node(#{self.index}, {'freed' if c is None else repr(c)})"
+
+
 def make_cell(tag, primal, links):
-    """A new cell of tag's tape: value ``primal``, ``links`` = (input, partial, ...)."""
+    """A new cell of tag's tape: value ``primal``, ``links`` = (input, partial, ...).
+
+    An array-valued cell is entered in the tape as a :class:`Node`, and links always point at
+    tape entries (an array cell's Node, any other cell itself): see Node.
+    """
     c = TapeCell()
     tape = tag.tape
-    c.tag, c.primal, c.links, c.index = tag, primal, links, len(tape)
-    tape.append(c)
+    c.tag, c.primal, c.index = tag, primal, len(tape)
+    n = len(links)
+    if n > 1:
+        for k in range(0, n, 2):
+            a = links[k]
+            if tape[a.index] is not a:
+                links = tuple(tape[v.index] if k % 2 == 0 else v for k, v in enumerate(links))
+                break
+    c.links = links
+    p = primal
+    while isinstance(p, ADNumber):
+        p = p.primal
+    if type(p) is not np.ndarray:
+        tape.append(c)
+        return c
+    e = Node()
+    e.links, e.index, e.cell = links, c.index, weakref.ref(c)
+    tape.append(e)
     return c
+
+
+def entry_cell(e):
+    """The cell of tape entry ``e`` (None if it was an array cell f has since dropped)."""
+    return e.cell() if type(e) is Node else e
 
 
 class LinearMap:

@@ -106,10 +106,11 @@ def make_helpers(ops):
         if u is not None:
             return a(*args) if u else b(*args)
         shape, not_c = c.shape, ~c
-        full = [ops["broadcast_to"](v, shape) if np.shape(_base(v)) != shape else v
-                for v in args]
-        chosen = a(*(ops["getitem"](v, c) for v in full))
-        others = b(*(ops["getitem"](v, not_c) for v in full))
+        # (an argument the partial does not read may be None: see dvlad.lift)
+        full = [ops["broadcast_to"](v, shape) if v is not None and np.shape(_base(v)) != shape
+                else v for v in args]
+        chosen = a(*(None if v is None else ops["getitem"](v, c) for v in full))
+        others = b(*(None if v is None else ops["getitem"](v, not_c) for v in full))
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
 
     def all_(*thunks):
