@@ -94,8 +94,8 @@ def _times(d, t, args=None):
     - A partial of ±1 (add, sub, neg) costs no pass (or a negation).
     - A t that is one number broadcast (the transpose of a sum: every element's sensitivity is
       the same) is multiplied as that number; its shape is restored by a broadcast view.
-    - ``args``: d was just computed from these by a rule's partial; if d is a new array (not one
-      of them, nor a view), nothing else holds it, so the product is written into it.
+    - ``args``: d was just computed from these by a rule's partial.  If its arrays are new (see
+      :func:`_fresh`), nothing else holds them, so the product is written into them.
     - A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
       widen a float32 tangent or sensitivity, so it takes their type.
     - An element whose tangent (or sensitivity) is exactly 0 contributes 0 even where the partial
@@ -113,32 +113,87 @@ def _times(d, t, args=None):
     base_d = d
     while type(base_d) is Bundle or type(base_d) is TapeCell:
         base_d = base_d.primal
-    if type(base_d) is np.ndarray and base_d.dtype.kind == "f":
-        td = type(d) is np.ndarray and type(t) is np.ndarray
-        if td and d.dtype != t.dtype and t.dtype.kind == "f" \
-                and d.dtype.itemsize > t.dtype.itemsize:
-            d = d.astype(t.dtype)
-        fresh = td and args is not None and d.base is None and d.dtype == t.dtype \
-            and not builtins.any(d is a for a in args)
-        if td and t.ndim and not any(t.strides):          # t is one nonzero number, broadcast
-            t0 = t.reshape(-1)[0]
-            if t0 != 0:
-                if t0 == 1 and fresh:
-                    c = d
-                else:
-                    c = np.multiply(d, t0, out=d if fresh else None)
-                if c.shape == t.shape:
-                    return c
-                return np.broadcast_to(c, np.broadcast_shapes(c.shape, t.shape))
-        # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
-        # which only costs the slower, still right, path below)
-        if not math.isfinite(np.add.reduce(base_d, axis=None)):
-            with np.errstate(invalid="ignore"):
-                c = d * t
-            return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
-        if fresh and d.shape == t.shape:
-            return np.multiply(d, t, out=d)
+    if type(base_d) is not np.ndarray or base_d.dtype.kind != "f":
+        return d * t
+    tt = type(t)
+    if type(d) is np.ndarray and tt is np.ndarray and d.dtype != t.dtype \
+            and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
+        d = d.astype(t.dtype)
+    fresh = args is not None and _fresh(d, args)
+    if tt is np.ndarray and t.ndim and not any(t.strides):    # t is one number, broadcast
+        t0 = t.reshape(-1)[0]
+        if t0 == 0:                       # no element reached: 0, whatever the partial
+            return np.zeros(np.broadcast_shapes(_shape(d), t.shape), np.result_type(base_d, t))
+        if t0 == 1 and fresh:
+            c = d
+        elif fresh and type(d) is np.ndarray:
+            c = np.multiply(d, t0, out=d)
+        elif fresh:
+            np.multiply(d.primal, t0, out=d.primal)
+            np.multiply(d.tangent, t0, out=d.tangent)
+            c = d
+        else:
+            c = d * t0
+        shp = _shape(c)
+        return c if shp == t.shape else ARRAY_OPS["broadcast_to"](c, np.broadcast_shapes(shp, t.shape))
+    # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
+    # which only costs the slower, still right, path below)
+    if not math.isfinite(np.add.reduce(base_d, axis=None)):
+        with np.errstate(invalid="ignore"):
+            c = d * t
+        return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
+    if fresh:
+        if type(d) is np.ndarray:
+            if tt is np.ndarray and d.shape == t.shape and d.dtype == t.dtype:
+                return np.multiply(d, t, out=d)
+        elif _same_layout(d, t):
+            # (p, ṗ)·(q, q̇) = (p·q, ṗ·q + p·q̇), as the forward lift of mul computes it, with the
+            # same check on each partial (q for ṗ, p for q̇), written into d's new arrays
+            if tt is np.ndarray:
+                if math.isfinite(np.add.reduce(t, axis=None)):
+                    np.multiply(d.primal, t, out=d.primal)
+                    np.multiply(d.tangent, t, out=d.tangent)
+                    return d
+            elif type(t) is Bundle and t.tag is d.tag \
+                    and math.isfinite(np.add.reduce(t.primal, axis=None)):
+                np.multiply(d.tangent, t.primal, out=d.tangent)
+                d.tangent += d.primal * t.tangent
+                np.multiply(d.primal, t.primal, out=d.primal)
+                return d
     return d * t
+
+
+def _fresh(d, args):
+    """Whether d, just computed by a partial from ``args``, owns its arrays: an array or a bundle
+    one layer over arrays, none of them a view or an array of an argument.  (A partial's text
+    makes new arrays by numpy operations or passes an argument's own through: ``y``, or the
+    tangent of ``r + 1.0``.)"""
+    if type(d) is np.ndarray:
+        return d.base is None and not builtins.any(d is a for a in args)
+    if type(d) is not Bundle:
+        return False
+    p, t = d.primal, d.tangent
+    if type(p) is not np.ndarray or type(t) is not np.ndarray or p.base is not None \
+            or t.base is not None or p is t or not d.tag.live:
+        return False
+    for a in args:
+        if a is d or a is p or a is t or (type(a) is Bundle and (a.primal is p or a.primal is t
+                                                                 or a.tangent is p
+                                                                 or a.tangent is t)):
+            return False
+    return True
+
+
+def _same_layout(d, t):
+    """t's arrays (t a plain array or a bundle over plain arrays) have d's shape and dtype."""
+    q = t.primal if type(t) is Bundle else t
+    if type(q) is not np.ndarray or (type(t) is Bundle and type(t.tangent) is not np.ndarray):
+        return False
+    p = d.primal
+    if type(t) is Bundle and (t.tangent.shape != p.shape or t.tangent.dtype != p.dtype):
+        return False
+    return q.shape == p.shape and q.dtype == p.dtype and d.tangent.dtype == p.dtype \
+        and d.tangent.shape == p.shape
 
 
 def _base_of(v):
