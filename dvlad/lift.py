@@ -22,7 +22,7 @@ import numpy as np
 
 from . import base
 from .bundle import Bundle, make_bundle
-from .number import newest_tag, strip, strip_dead
+from .number import ADNumber, strip, strip_dead
 from .structures import elementwise
 from .tags import FORWARD, NotDifferentiableError, alive, newer
 from .tape import LinearMap, TapeCell, make_cell
@@ -57,7 +57,8 @@ def _lift2(rule, x, y):
         return rule.op(x.primal, y)
     if gy is not None and not gy.live and not alive(gy):
         return rule.op(x, y.primal)
-    if gx is None and base.family(x) is None or gy is None and base.family(y) is None:
+    if gx is None and tx is not float and base.family(x) is None \
+            or gy is None and ty is not float and base.family(y) is None:
         bad = y if gx is not None else x
         if type(bad) is np.ndarray and bad.dtype == object:     # an object array of numbers
             return elementwise(rule.op, x, y)
@@ -67,11 +68,11 @@ def _lift2(rule, x, y):
     xin, yin = gx is tag, gy is tag
     px = x.primal if xin else x
     py = y.primal if yin else y
+    if type(px) is np.ndarray or type(py) is np.ndarray or _is_array(px) or _is_array(py):
+        return _lift2_array(rule, tag, x, y, xin, yin, px, py, rule.op(px, py))
     if type(px) is not type(py):
         px, py = base.promote(px, py, strip)
     r = rule.op(px, py)
-    if _is_array(px) or _is_array(py):
-        return _lift2_array(rule, tag, x, y, xin, yin, px, py, r)
     dfx, dfy = rule.partials
     if tag.kind is FORWARD:
         if xin:
@@ -290,18 +291,26 @@ def lift_n(op, partials, args, with_result=False):
     reuse the value, as solve's does).  Returns None when no argument carries a live
     perturbation.
     """
-    args = [strip_dead(a) for a in args]
-    tag = newest_tag(args)
-    if tag is None:
-        return None
-    for a in args:
-        if type(a) is complex or (isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind == "c"):
+    args = list(args)
+    tag = None
+    for k, a in enumerate(args):
+        if isinstance(a, ADNumber):
+            if not a.tag.live:
+                args[k] = a = strip_dead(a)
+                if not isinstance(a, ADNumber):
+                    continue
+            tag = newer(tag, a.tag)
+        elif type(a) is complex or (isinstance(a, (np.ndarray, np.generic))
+                                    and a.dtype.kind == "c"):
             raise NotDifferentiableError(f"{op.__name__}: dvlad differentiates real numbers; got "
                                          f"a complex {type(a).__name__}")
-    ins = [(type(a) is Bundle or type(a) is TapeCell) and a.tag is tag for a in args]
-    primals = [a.primal if i else a for a, i in zip(args, ins)]
-    if tag.kind is not FORWARD:       # the maps run at sweep time: see _lift2_array
-        primals = [p if i else _snapshot(p) for p, i in zip(primals, ins)]
+    if tag is None:
+        return None
+    ins = [isinstance(a, ADNumber) and a.tag is tag for a in args]
+    if tag.kind is FORWARD:
+        primals = [a.primal if i else a for a, i in zip(args, ins)]
+    else:                             # the maps run at sweep time: see _lift2_array
+        primals = [a.primal if i else _snapshot(a) for a, i in zip(args, ins)]
     r = op(*primals)
     ds = partials(*primals, r=r) if with_result else partials(*primals)
     if len(ds) != len(args):

@@ -62,12 +62,18 @@ def make_cell(tag, primal, links):
     tape = tag.tape
     c.tag, c.primal, c.index = tag, primal, len(tape)
     n = len(links)
-    if n > 1:
-        for k in range(0, n, 2):
-            a = links[k]
-            if tape[a.index] is not a:
-                links = tuple(tape[v.index] if k % 2 == 0 else v for k, v in enumerate(links))
-                break
+    if n == 2:
+        a = links[0]
+        e = tape[a.index]
+        if e is not a:
+            links = (e, links[1])
+    elif n == 4:
+        a, b = links[0], links[2]
+        e, f = tape[a.index], tape[b.index]
+        if e is not a or f is not b:
+            links = (e, links[1], f, links[3])
+    elif n > 4:
+        links = tuple(tape[v.index] if k % 2 == 0 else v for k, v in enumerate(links))
     c.links = links
     p = primal
     while isinstance(p, ADNumber):
