@@ -25,7 +25,8 @@ from .bundle import Bundle, make_bundle
 from .number import ADNumber, strip, strip_dead
 from .structures import elementwise
 from .tags import FORWARD, NotDifferentiableError, alive, newer
-from .tape import LinearMap, TapeCell, make_cell
+from .sweep import plain_bundle
+from .tape import LinearMap, Negated, TapeCell, make_cell
 
 
 def _lift1(rule, x):
@@ -275,7 +276,11 @@ class LazyPartial(LinearMap):
         return t if _shape(t) == self.out_shape else ARRAY_OPS["broadcast_to"](t, self.out_shape)
 
     def backward(self, s):
-        c = _times(self.df(*self.args), s, self.args)
+        d = self.df(*self.args)
+        if type(d) is float and d == -1.0 and _shape(s) == self.shape and (
+                type(s) is np.ndarray or plain_bundle(s)):
+            return Negated(s)                                   # for the sweep: see Negated
+        c = _times(d, s, self.args)
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 

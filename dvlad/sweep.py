@@ -11,7 +11,7 @@ its inputs back at once.  Array sensitivities get the array-specific care of ``_
 import numpy as np
 
 from .bundle import Bundle, make_bundle
-from .tape import LinearMap
+from .tape import Cotangent, LinearMap, Negated
 
 
 def sweep(tape, seeds, consume=False):
@@ -27,6 +27,7 @@ def sweep(tape, seeds, consume=False):
     """
     sens = [None] * len(tape)
     owned = set()          # slots holding an array this sweep allocated: safe to add into in place
+    negs = []              # slots that were given a Negated sensitivity
     top = -1
     for cell, s in seeds:
         j = cell.index
@@ -62,7 +63,7 @@ def sweep(tape, seeds, consume=False):
                 continue
         elif not n:
             continue
-        _sweep_cell(links, s, sens, owned)
+        _sweep_cell(links, s, sens, owned, negs)
         if consume and type(s) is not float:
             # Done with cell i: its consumers came before it.  Drop its partials, and drop it from
             # the tape, so that unless the caller kept it, it and its value are freed now and
@@ -70,18 +71,27 @@ def sweep(tape, seeds, consume=False):
             tape[i].links = ()
             tape[i] = None
             sens[i] = None
+    for j in negs:
+        if type(sens[j]) is Negated:
+            sens[j] = _value(sens[j])
     return sens
 
 
-def _sweep_cell(links, s, sens, owned):
+def _sweep_cell(links, s, sens, owned, negs):
     """One cell of the sweep, in general (arrays, nested AD numbers, maps, multi-input links).
 
     numpy passes over arrays dominate array programs, so: a sensitivity goes on without a copy
-    where the partial is 1; the transpose of indexing stays lazy (Placed) and is added into the
-    accumulator; and a slot whose array (or bundle of arrays) this sweep allocated itself is
-    added into in place.  Ownership is by slot: an array that two slots share is never written.
+    where the partial is 1, and with its sign pending (Negated) where it is −1; the transpose of
+    indexing stays lazy (Placed) and is added (or subtracted) into the accumulator; and a slot
+    whose array (or bundle of arrays) this sweep allocated itself is added into in place.
+    Ownership is by slot: an array that two slots share is never written.
     """
+    neg = type(s) is Negated
+    if neg:                       # every map is linear: pull s back, then negate what comes out
+        s = s.s
     for a, c in _contributions(links, s):
+        if neg:
+            c = _negate(c)
         j = a.index
         v = sens[j]
         if v is None:
@@ -90,15 +100,40 @@ def _sweep_cell(links, s, sens, owned):
                 owned.add(j)
             else:
                 sens[j] = c
+                if type(c) is Negated:
+                    negs.append(j)
         elif j in owned and _add_into(v, c):
             pass
         else:
             w = _fresh_sum(v, c)
             if w is None:
-                sens[j] = v + (c.dense() if type(c) is Placed else c)
+                sens[j] = _value(v) + _value(c)
             else:
                 sens[j] = w
                 owned.add(j)
+
+
+def _negate(c):
+    """−c, lazily: a Negated, or a Placed with its sign flipped."""
+    t = type(c)
+    if t is Negated:
+        return c.s
+    if t is Placed:
+        return Placed(c.s, c.idx, c.shape, c.basic, not c.neg)
+    if t is np.ndarray or plain_bundle(c):
+        return Negated(c)
+    if t is Cotangent:
+        return Cotangent(-u for u in c)
+    return -c
+
+
+def _value(c):
+    """c as a plain sensitivity: a Placed made dense, a Negated negated."""
+    if type(c) is Placed:
+        return c.dense()
+    if type(c) is Negated:
+        return -_value(c.s)
+    return c
 
 
 def plain_bundle(v):
@@ -109,74 +144,89 @@ def plain_bundle(v):
 
 def _add_into(v, c):
     """v += c in place, if v and c are of kinds that allow it; False if not (nothing done)."""
+    sub = type(c) is Negated
+    if sub:
+        c = c.s
     if type(v) is np.ndarray:
         if type(c) is Placed:
             if isinstance(c.s, (np.ndarray, np.generic, float)):
-                c.add_into(v)
+                c.add_into(v, sub)
                 return True
             return False
         if type(c) is float or type(c) is np.ndarray and c.shape == v.shape:
-            np.add(v, c, out=v)
+            (np.subtract if sub else np.add)(v, c, out=v)
             return True
         return False
     if plain_bundle(v):
         if type(c) is Placed:
             if plain_bundle(c.s) and c.s.tag is v.tag:
-                Placed(c.s.primal, c.idx, c.shape, c.basic).add_into(v.primal)
-                Placed(c.s.tangent, c.idx, c.shape, c.basic).add_into(v.tangent)
+                Placed(c.s.primal, c.idx, c.shape, c.basic, c.neg).add_into(v.primal, sub)
+                Placed(c.s.tangent, c.idx, c.shape, c.basic, c.neg).add_into(v.tangent, sub)
                 return True
             return False
         if plain_bundle(c) and c.tag is v.tag and c.primal.shape == v.primal.shape \
                 and c.tangent.shape == v.tangent.shape:
-            np.add(v.primal, c.primal, out=v.primal)
-            np.add(v.tangent, c.tangent, out=v.tangent)
+            op = np.subtract if sub else np.add
+            op(v.primal, c.primal, out=v.primal)
+            op(v.tangent, c.tangent, out=v.tangent)
             return True
     return False
 
 
 def _fresh_sum(v, c):
     """v + c in arrays allocated here (so the slot may own them), or None for other kinds."""
+    neg = type(v) is Negated
+    if neg:
+        v = v.s
+    copy = np.negative if neg else np.copy
     if type(v) is np.ndarray:
-        w = v.copy()
+        w = copy(v)
     elif plain_bundle(v):
-        w = make_bundle(v.tag, v.primal.copy(), v.tangent.copy())
+        w = make_bundle(v.tag, copy(v.primal), copy(v.tangent))
     else:
         return None
     return w if _add_into(w, c) else None
 
 
 class Placed:
-    """A sensitivity that is 0 but for ``s`` at ``idx`` in an array of ``shape``: the
-    transpose of indexing, kept lazy so the sweep can add it into its accumulator in place.
-    ``s`` is a plain array, or a bundle one layer deep over plain arrays."""
+    """A sensitivity that is 0 but for ``s`` (or −s, if ``neg``) at ``idx`` in an array of
+    ``shape``: the transpose of indexing, kept lazy so the sweep can add it into its accumulator
+    in place.  ``s`` is a plain array, or a bundle one layer deep over plain arrays."""
 
-    __slots__ = ("s", "idx", "shape", "basic")
+    __slots__ = ("s", "idx", "shape", "basic", "neg")
     __array_ufunc__ = None
 
-    def __init__(self, s, idx, shape, basic):
-        self.s, self.idx, self.shape, self.basic = s, idx, shape, basic
+    def __init__(self, s, idx, shape, basic, neg=False):
+        self.s, self.idx, self.shape, self.basic, self.neg = s, idx, shape, basic, neg
 
     def dense(self):
         s = self.s
         if plain_bundle(s):
-            return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic).dense(),
-                               Placed(s.tangent, self.idx, self.shape, self.basic).dense())
+            return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic,
+                                             self.neg).dense(),
+                               Placed(s.tangent, self.idx, self.shape, self.basic,
+                                      self.neg).dense())
         # np.asarray: a Python float is "weak" in result_type and would make float32 here
         z = np.zeros(self.shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
         self.add_into(z)
         return z
 
-    def add_into(self, v):
+    def add_into(self, v, sub=False):
+        """v += this (or v -= this, with ``sub``), in place."""
+        sub = sub != self.neg
         view = v[self.idx] if self.basic == "view" else None
         if type(view) is np.ndarray:    # slices and integers: add into the view, one pass
-            np.add(view, self.s, out=view)
+            (np.subtract if sub else np.add)(view, self.s, out=view)
         elif self.basic:            # a boolean mask: no repeated positions, += is exact
-            v[self.idx] += self.s
+            if sub:
+                v[self.idx] -= self.s
+            else:
+                v[self.idx] += self.s
         else:
-            np.add.at(v, self.idx, self.s)
+            (np.subtract if sub else np.add).at(v, self.idx, self.s)
 
     def __add__(self, other):
-        return self.dense() + (other.dense() if type(other) is Placed else other)
+        return self.dense() + _value(other)
 
     __radd__ = __add__
 
@@ -201,8 +251,7 @@ def sweep_segment(segment, start, seeds, inputs):
             continue
         for a, c in _contributions(segment[i - start].links, s):
             j = a.index
-            if type(c) is Placed:
-                c = c.dense()
+            c = _value(c)
             if j >= start:
                 sens[j] = sens[j] + c if j in sens else c
     return [sens.get(c.index) for c in inputs]
@@ -219,6 +268,9 @@ def _pull(s, d):
     """Sensitivity s pulled back through partial d: s·d, or Jᵀ·s for a linear map."""
     if isinstance(d, LinearMap):
         return d.backward(s)
-    if type(d) is float and d == 1.0:
-        return s
+    if type(d) is float:
+        if d == 1.0:
+            return s
+        if d == -1.0 and (type(s) is np.ndarray or plain_bundle(s)):
+            return Negated(s)
     return s * d

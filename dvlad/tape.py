@@ -147,6 +147,25 @@ class Cotangent(tuple):
     __radd__ = __add__
 
 
+class Negated:
+    """−s, not computed yet: the sweep's sensitivity through a partial of −1 (sub, neg).
+
+    The sweep is linear in the sensitivity, so the sign can ride along: through a map
+    (−Jᵀs = Jᵀ(−s)), into an accumulator (subtract instead of add), into the transpose of a slice
+    (subtract into place).  Most negations then cost no pass; one that reaches a result is
+    computed at the end.  Only the sweep makes and reads these (maps never see one).
+    """
+
+    __slots__ = ("s",)
+    __array_ufunc__ = None
+
+    def __init__(self, s):
+        self.s = s
+
+    def __repr__(self):
+        return f"Negated({self.s!r})"
+
+
 class Embed(LinearMap):
     """s ↦ s·e_i: how component i of a joint cell (several outputs at once) is pulled back."""
 
