@@ -12,7 +12,7 @@ from .api import record, sensitivities
 from .base import one_like
 from .number import strip
 from .tags import DvladError
-from .tape import TapeCell, link_pairs
+from .tape import FREED, TapeCell, entry_cell, entry_primal, link_pairs
 
 
 class GraphvizMissingError(DvladError, RuntimeError):
@@ -23,7 +23,15 @@ def _record(f, x):
     """(tape, input names, output, sensitivities) of one reverse pass of real-valued f at x."""
     rec = record(f, x, "tape_graph", scalar=True)
     sens = sensitivities(rec, [one_like(strip(rec.outs[0]))])
-    return rec.tape, dict(zip((c.index for c in rec.cells), _leaf_names(x, "x"))), rec.outs[0], sens
+    names = dict(zip((c.index for c in rec.cells), _leaf_names(x, "x")))
+    return rec.tape, rec.tag, names, rec.outs[0], sens, rec.cells   # (cells: inputs' values)
+
+
+def _primal(e):
+    """The value of tape entry e, or a note that f has already freed it (an array no partial
+    needed: see dvlad.tape.Node)."""
+    v = entry_primal(e)
+    return "(freed when f dropped it)" if v is FREED else repr(v)
 
 
 def _leaf_names(x, prefix):
@@ -48,10 +56,10 @@ def tape_text(f, x):
       #2  #0·3.0 + #1·2.0             primal 6.0  sensitivity 1.0
       #3  #2·1.0 + #0·1.0             primal 8.0  sensitivity 1.0  <- output
     """
-    tape, names, y, sens = _record(f, x)
+    tape, tag, names, y, sens, inputs = _record(f, x)
     n_in = len(names)
     if tape:
-        head = f"tape of {tape[0].tag!r} ({n_in} input, {len(tape) - n_in} computed cells)"
+        head = f"tape of {tag!r} ({n_in} input, {len(tape) - n_in} computed cells)"
     else:
         head = "empty tape: f has no inputs"
     lines = [head + "; sensitivity = ∂output/∂cell"]
@@ -60,10 +68,10 @@ def tape_text(f, x):
             what = names[c.index]
         else:
             what = " + ".join(f"#{a.index}·{d!r}" for a, d in link_pairs(c.links))
-        mark = "  <- output" if c is y else ""
-        lines.append(f"  #{c.index:<3}{what:<27} primal {c.primal!r}  "
+        mark = "  <- output" if entry_cell(c) is y else ""
+        lines.append(f"  #{c.index:<3}{what:<27} primal {_primal(c)}  "
                      f"sensitivity {_fmt(sens[c.index])}{mark}")
-    if not (type(y) is TapeCell and y.tag is (tape[0].tag if tape else None)):
+    if not (type(y) is TapeCell and y.tag is tag):
         lines.append(f"  output {y!r} does not depend on the input")
     return "\n".join(lines)
 
@@ -86,12 +94,12 @@ def tape_graph(f, x, path=None):
       c1 -> c2 [label="2.0"];
     }
     """
-    tape, names, y, sens = _record(f, x)
+    tape, tag, names, y, sens, inputs = _record(f, x)
     lines = ["digraph tape {", "  rankdir=LR;", '  node [shape=box, fontname="monospace"];']
     for c in tape:
-        value = f"{names[c.index]} = {c.primal!r}" if c.index in names else repr(c.primal)
-        label = f"#{c.index} {c.tag!r}\\n{value}\\nsensitivity {_fmt(sens[c.index])}"
-        extra = ", peripheries=2" if c is y else ""
+        value = f"{names[c.index]} = {_primal(c)}" if c.index in names else _primal(c)
+        label = f"#{c.index} {tag!r}\\n{value}\\nsensitivity {_fmt(sens[c.index])}"
+        extra = ", peripheries=2" if entry_cell(c) is y else ""
         if sens[c.index] is None:
             extra += ", color=grey, fontcolor=grey"
         lines.append(f'  c{c.index} [label="{_escape(label)}"{extra}];')

@@ -42,10 +42,11 @@ class Node:
     ten arrays of n for Rosenbrock, each on fresh pages the kernel must zero.  The sweep needs
     only the links (whose partials keep the arrays they use), so the tape holds a Node, links
     point at Nodes, and an intermediate array is freed as soon as f drops it, as it would be
-    without AD.  ``cell`` is a weak reference to the cell, for pictures of the tape.
+    without AD.  ``cell`` and ``value`` (None unless the primal is a plain array) are weak
+    references to the cell and its value, for pictures of the tape.
     """
 
-    __slots__ = ("links", "index", "cell")
+    __slots__ = ("links", "index", "cell", "value")
 
     def __repr__(self):
         c = self.cell()
@@ -83,6 +84,7 @@ def make_cell(tag, primal, links):
         return c
     e = Node()
     e.links, e.index, e.cell = links, c.index, weakref.ref(c)
+    e.value = weakref.ref(primal) if p is primal else None
     tape.append(e)
     return c
 
@@ -90,6 +92,20 @@ def make_cell(tag, primal, links):
 def entry_cell(e):
     """The cell of tape entry ``e`` (None if it was an array cell f has since dropped)."""
     return e.cell() if type(e) is Node else e
+
+
+FREED = object()
+
+
+def entry_primal(e):
+    """The value of tape entry ``e``, or FREED if nothing keeps it any more."""
+    if type(e) is not Node:
+        return e.primal
+    c = e.cell()
+    if c is not None:
+        return c.primal
+    v = e.value() if e.value is not None else None
+    return FREED if v is None else v
 
 
 class LinearMap:

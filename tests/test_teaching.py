@@ -303,6 +303,25 @@ def test_tape_text_unreached_and_constant_output():
     assert text.splitlines()[-1] == "  output 5.0 does not depend on the input"
 
 
+def test_tape_text_of_an_array_function_says_which_values_were_freed():
+    """An array the sweep does not need is freed while f runs (dvlad.tape.Node); the picture
+    says so and still shows the input, the kept value and every sensitivity.  f = Σ sin(x)·x:
+    ∂f/∂x = cos(x)·x + sin(x); sin(x) is kept (it is the product's partial), sin(x)·x is not."""
+    import numpy as np
+    x = np.array([0.5, 1.0])
+    _, text = _one_tag(dvlad.tape_text(lambda v: np.sum(np.sin(v) * v), x))
+    lines = text.splitlines()
+    assert lines[0] == "tape of εN (1 input, 3 computed cells); sensitivity = ∂output/∂cell"
+    assert lines[1].startswith("  #0  x                           primal array([0.5, 1. ])")
+    assert "primal array([0.47942554, 0.84147098])" in lines[2]          # sin x: kept
+    assert "primal (freed when f dropped it)" in lines[3]                # sin(x)·x: freed
+    assert lines[4].endswith("<- output")
+    grad = np.array([float(u) for u in re.findall(r"[-\d.]+", lines[1].split("sensitivity")[1])])
+    assert np.allclose(grad, np.cos(x) * x + np.sin(x), rtol=1e-8)
+    dot = dvlad.tape_graph(lambda v: np.sum(np.sin(v) * v), x)
+    assert dot.count("(freed when f dropped it)") == 1 and "peripheries=2" in dot
+
+
 # ---- the guided tour ------------------------------------------------------------------------------
 
 def _tour(*args):

@@ -1,0 +1,148 @@
+"""The array fast paths of issue #5's speed work must never change a value or touch an array
+they do not own.
+
+- Partials multiply into their own new arrays (dvlad.lift._times, _fresh): never into an argument,
+  a primal the tape keeps, or an array the caller gave.
+- A sensitivity that is one number broadcast (the transpose of a sum) is multiplied as that
+  number.
+- The sweep keeps the sign of a sensitivity through partials of −1 pending (dvlad.tape.Negated);
+  one that reaches a result is computed at the end.
+- The tape holds Nodes for array cells, so intermediate arrays are freed while f runs.
+Every value is checked against its closed form.
+"""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import dvlad
+
+R = dvlad.gradient_r
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosen_grad(x):
+    g = np.zeros_like(x)
+    a = x[1:] - x[:-1] ** 2
+    g[:-1] = -400.0 * x[:-1] * a - 2.0 * (1.0 - x[:-1])
+    g[1:] += 200.0 * a
+    return g
+
+
+def rosen_hvp(x, v):
+    h = np.zeros_like(x)
+    a = x[1:] - x[:-1] ** 2
+    h[:-1] = (-400.0 * a + 800.0 * x[:-1] ** 2 + 2.0) * v[:-1] - 400.0 * x[:-1] * v[1:]
+    h[1:] += -400.0 * x[:-1] * v[:-1] + 200.0 * v[1:]
+    return h
+
+
+@pytest.fixture
+def xv():
+    i = np.arange(7)
+    return 0.5 + 0.4 * np.sin(i), np.cos(i)
+
+
+def test_inputs_and_directions_are_not_written(xv):
+    x, v = xv
+    x0, v0 = x.copy(), v.copy()
+    g = R(rosen)(x)
+    h = dvlad.hvp(rosen, x, v)
+    assert np.array_equal(x, x0) and np.array_equal(v, v0)
+    assert np.allclose(g, rosen_grad(x), rtol=1e-13) and np.allclose(h, rosen_hvp(x, v), rtol=1e-13)
+
+
+def test_a_partial_that_is_an_argument_is_not_overwritten():
+    """∂(x·y)/∂x = y: the partial *is* y's array; the sensitivity 3 (from 3·Σ) must not be
+    multiplied into it, and the gradient must not be the caller's array."""
+    x, y = np.array([1.0, 2.0]), np.array([5.0, 7.0])
+    gx, gy = R(lambda p: 3.0 * np.sum(p[0] * p[1]))((x, y))
+    assert np.array_equal(gx, 3.0 * y) and np.array_equal(gy, 3.0 * x)
+    assert np.array_equal(y, [5.0, 7.0]) and np.array_equal(x, [1.0, 2.0])
+    assert gx is not y and gy is not x and not np.shares_memory(gx, y)
+
+
+def test_a_constant_partial_is_copied_not_returned():
+    c = np.array([2.0, -3.0])
+    g = R(lambda x: np.sum(c * x))(np.array([1.0, 1.0]))
+    assert np.array_equal(g, c) and not np.shares_memory(g, c)
+    g[0] = 99.0
+    assert c[0] == 2.0
+
+
+def test_broadcast_sensitivity_times_partials():
+    """Σ 5·sin(x): the sensitivity 5 reaches sin as a broadcast number; ∂ = 5 cos x.
+    Σ x²·0: a zero broadcast sensitivity gives zeros even where the partial is infinite."""
+    x = np.array([0.3, 1.1, 2.0])
+    assert np.allclose(R(lambda u: np.sum(5.0 * np.sin(u)))(x), 5.0 * np.cos(x), rtol=1e-15)
+    z = np.array([0.0, 4.0])
+    g = R(lambda u: 0.0 * np.sum(np.sqrt(u)))(z)            # sqrt'(0) = inf, times 0
+    assert np.array_equal(g, [0.0, 0.0])
+    g32 = R(lambda u: np.sum(2.0 * u ** 2))(np.array([1.0, 3.0], dtype=np.float32))
+    assert g32.dtype == np.float32 and np.array_equal(g32, np.array([4.0, 12.0], np.float32))
+
+
+@pytest.mark.parametrize("f, df", [
+    (lambda x: np.sum(1.0 - x), lambda x: -np.ones_like(x)),
+    (lambda x: np.sum(-x * x), lambda x: -2.0 * x),
+    (lambda x: np.sum(x - 3.0 * x), lambda x: -2.0 * np.ones_like(x)),
+    (lambda x: np.sum((x[1:] - x[:-1]) ** 2),
+     lambda x: np.concatenate([[0.0], 2.0 * (x[1:] - x[:-1])])
+     - np.concatenate([2.0 * (x[1:] - x[:-1]), [0.0]])),
+    (lambda x: np.sum(-(-(-x))) + np.sum(-x[::2]),
+     lambda x: -np.ones_like(x) - np.where(np.arange(len(x)) % 2 == 0, 1.0, 0.0)),
+])
+def test_pending_signs_give_the_right_gradient(f, df):
+    x = np.array([0.5, -1.5, 2.0, 3.25, -0.75])
+    assert np.allclose(R(f)(x), df(x), rtol=1e-14, atol=0)
+    g = R(f)(x)
+    assert type(g) is np.ndarray and g.flags.writeable
+
+
+def test_pending_sign_reaches_a_kept_tape():
+    """vjp keeps its tape (no consuming sweep): a negated sensitivity that reaches the input is
+    computed when the sweep ends, and each pullback starts afresh."""
+    x = np.array([1.0, 2.0, 3.0])
+    y, back = dvlad.vjp(lambda u: -u, x)
+    assert np.array_equal(y, -x)
+    for ybar in (np.array([1.0, 0.0, 2.0]), np.array([-4.0, 5.0, 0.5])):
+        g = back(ybar)
+        assert type(g) is np.ndarray and np.array_equal(g, -ybar)
+    assert np.array_equal(dvlad.jacobian_r(lambda u: 2.0 - u)(x), -np.eye(3))
+
+
+def test_pending_signs_under_the_four_hvp_modes(xv):
+    """f(x) = Σ (1 − x)² − Σ (x[1:] − x[:-1]²)²: negations on every path; H·v against the
+    closed form, in all four nestings."""
+    x, v = xv
+
+    def f(u):
+        return np.sum((1.0 - u) ** 2) - np.sum((u[1:] - u[:-1] ** 2) ** 2)
+
+    # H of Σ (x[1:] − x[:-1]²)² is (rosen's H − that of Σ (1 − x[:-1])², 2 on [:-1]) / 100
+    ones_term = np.concatenate([2.0 * v[:-1], [0.0]])
+    expect = 2.0 * v - (rosen_hvp(x, v) - ones_term) / 100.0
+    for mode in ("fr", "rf", "ff", "rr"):
+        assert np.allclose(dvlad.hvp(f, x, v, mode=mode), expect, rtol=1e-12, atol=1e-12), mode
+
+
+def test_intermediate_arrays_are_freed_while_f_runs():
+    """The tape keeps a Node, not the cell: an array no partial reads dies with f's reference.
+    sin(x) is the product's partial (kept); sin(x)·x is read by nothing (freed)."""
+    seen = {}
+
+    def f(u):
+        s = np.sin(u)
+        p = s * u
+        seen["s"], seen["p"] = weakref.ref(s.primal), weakref.ref(p.primal)
+        return np.sum(p)
+
+    x = np.array([0.5, 1.0])
+    y, back = dvlad.vjp(f, x)
+    gc.collect()
+    assert seen["p"]() is None and seen["s"]() is not None
+    assert np.allclose(back(1.0), np.cos(x) * x + np.sin(x), rtol=1e-15)
