@@ -12,7 +12,7 @@ from .api import record, sensitivities
 from .base import one_like
 from .number import strip
 from .tags import DvladError
-from .tape import FREED, TapeCell, entry_cell, entry_primal, link_pairs
+from .tape import FREED, TapeCell, entry_primal, link_pairs
 
 
 class GraphvizMissingError(DvladError, RuntimeError):
@@ -25,6 +25,10 @@ def _record(f, x):
     sens = sensitivities(rec, [one_like(strip(rec.outs[0]))])
     names = dict(zip((c.index for c in rec.cells), _leaf_names(x, "x")))
     return rec.tape, rec.tag, names, rec.outs[0], sens, rec.cells   # (cells: inputs' values)
+
+
+def _is_output(e, y, tag):
+    return type(y) is TapeCell and y.tag is tag and e.index == y.index
 
 
 def _primal(e):
@@ -68,7 +72,7 @@ def tape_text(f, x):
             what = names[c.index]
         else:
             what = " + ".join(f"#{a.index}·{d!r}" for a, d in link_pairs(c.links))
-        mark = "  <- output" if entry_cell(c) is y else ""
+        mark = "  <- output" if _is_output(c, y, tag) else ""
         lines.append(f"  #{c.index:<3}{what:<27} primal {_primal(c)}  "
                      f"sensitivity {_fmt(sens[c.index])}{mark}")
     if not (type(y) is TapeCell and y.tag is tag):
@@ -99,7 +103,7 @@ def tape_graph(f, x, path=None):
     for c in tape:
         value = f"{names[c.index]} = {_primal(c)}" if c.index in names else _primal(c)
         label = f"#{c.index} {tag!r}\\n{value}\\nsensitivity {_fmt(sens[c.index])}"
-        extra = ", peripheries=2" if entry_cell(c) is y else ""
+        extra = ", peripheries=2" if _is_output(c, y, tag) else ""
         if sens[c.index] is None:
             extra += ", color=grey, fontcolor=grey"
         lines.append(f'  c{c.index} [label="{_escape(label)}"{extra}];')

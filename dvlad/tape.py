@@ -21,7 +21,7 @@ class TapeCell(ADNumber):
     """A value recorded on the tape of the reverse perturbation ``tag``."""
 
     # No __init__, for speed (as Bundle): cells are made by make_cell or inline in dvlad.ops.
-    __slots__ = ("tag", "primal", "links", "index", "__weakref__")
+    __slots__ = ("tag", "primal", "links", "index")
 
     def __repr__(self):
         parts = ", ".join(f"#{a.index}: {d!r}" for a, d in link_pairs(self.links))
@@ -42,15 +42,16 @@ class Node:
     ten arrays of n for Rosenbrock, each on fresh pages the kernel must zero.  The sweep needs
     only the links (whose partials keep the arrays they use), so the tape holds a Node, links
     point at Nodes, and an intermediate array is freed as soon as f drops it, as it would be
-    without AD.  ``cell`` and ``value`` (None unless the primal is a plain array) are weak
-    references to the cell and its value, for pictures of the tape.
+    without AD.  ``value`` is a weak reference to a plain array value (None for others), for
+    pictures of the tape.  (Not to the cell: a weak-referenceable cell costs every scalar
+    cell a few percent.)
     """
 
-    __slots__ = ("links", "index", "cell", "value")
+    __slots__ = ("links", "index", "value")
 
     def __repr__(self):
-        c = self.cell()
-        return f"Node(#{self.index}, {'freed' if c is None else repr(c)})"
+        v = entry_primal(self)
+        return f"Node(#{self.index}, {'freed' if v is FREED else repr(v)})"
 
 
 def make_cell(tag, primal, links):
@@ -83,27 +84,20 @@ def make_cell(tag, primal, links):
         tape.append(c)
         return c
     e = Node()
-    e.links, e.index, e.cell = links, c.index, weakref.ref(c)
+    e.links, e.index = links, c.index
     e.value = weakref.ref(primal) if p is primal else None
     tape.append(e)
     return c
-
-
-def entry_cell(e):
-    """The cell of tape entry ``e`` (None if it was an array cell f has since dropped)."""
-    return e.cell() if type(e) is Node else e
 
 
 FREED = object()
 
 
 def entry_primal(e):
-    """The value of tape entry ``e``, or FREED if nothing keeps it any more."""
+    """The value of tape entry ``e``, or FREED if nothing keeps it any more (or it is not a
+    plain array: a bundle of arrays under an HVP, say)."""
     if type(e) is not Node:
         return e.primal
-    c = e.cell()
-    if c is not None:
-        return c.primal
     v = e.value() if e.value is not None else None
     return FREED if v is None else v
 
