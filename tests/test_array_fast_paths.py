@@ -17,28 +17,11 @@ import numpy as np
 import pytest
 
 import dvlad
+from support import rosenbrock as rosen
+from support import rosenbrock_gradient as rosen_grad
+from support import rosenbrock_hvp as rosen_hvp
 
 R = dvlad.gradient_r
-
-
-def rosen(x):
-    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-
-
-def rosen_grad(x):
-    g = np.zeros_like(x)
-    a = x[1:] - x[:-1] ** 2
-    g[:-1] = -400.0 * x[:-1] * a - 2.0 * (1.0 - x[:-1])
-    g[1:] += 200.0 * a
-    return g
-
-
-def rosen_hvp(x, v):
-    h = np.zeros_like(x)
-    a = x[1:] - x[:-1] ** 2
-    h[:-1] = (-400.0 * a + 800.0 * x[:-1] ** 2 + 2.0) * v[:-1] - 400.0 * x[:-1] * v[1:]
-    h[1:] += -400.0 * x[:-1] * v[:-1] + 200.0 * v[1:]
-    return h
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from mpmath import mp
 
 import dvlad as ad
 from dvlad import NotDifferentiableError
+from support import rosenbrock, rosenbrock_gradient, rosenbrock_hvp
 
 MPF = type(mpmath.mpf(1))
 
@@ -986,31 +987,6 @@ def test_hessian_is_square_and_symmetric():
 
 
 # ---- Rosenbrock: the four HVP modes against the analytic Hessian ----------------------------------
-
-def rosenbrock(x):
-    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-
-
-def rosenbrock_gradient(x):
-    g = np.zeros_like(x)
-    t = x[1:] - x[:-1] ** 2
-    g[:-1] = -400.0 * x[:-1] * t - 2.0 * (1.0 - x[:-1])
-    g[1:] += 200.0 * t
-    return g
-
-
-def rosenbrock_hvp(x, v):
-    """H·v by hand: H is tridiagonal, H_ii = 1200x_i² − 400x_{i+1} + 2 (i < n−1) + 200 (i > 0),
-    H_{i,i+1} = H_{i+1,i} = −400x_i."""
-    diag = np.zeros_like(x)
-    diag[:-1] = 1200.0 * x[:-1] ** 2 - 400.0 * x[1:] + 2.0
-    diag[1:] += 200.0
-    off = -400.0 * x[:-1]
-    hv = diag * v
-    hv[:-1] += off * v[1:]
-    hv[1:] += off * v[:-1]
-    return hv
-
 
 @pytest.mark.parametrize("n,mode", [(10, "fr"), (10, "rf"), (10, "rr"), (10, "ff"),
                                     (1000, "fr"), (1000, "rf"), (1000, "rr")])
