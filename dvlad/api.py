@@ -46,6 +46,42 @@ def _scalar(y, who):
     return y
 
 
+def flat_scalars(x):
+    """x's elements (dead layers stripped) if x is a plain list or tuple of real scalars: floats,
+    or AD numbers over floats; else None.  The common case of the gradient operators, which
+    then skip the generic structure walk (the nested-optimization programs of BENCHMARKS.md
+    call them on 2-vectors thousands of times: flatten/unflatten was half their time)."""
+    t = type(x)
+    if t is not list and t is not tuple:
+        return None
+    out = []
+    for a in x:
+        ta = type(a)
+        if ta is not float:
+            if ta is not Bundle and ta is not TapeCell:
+                return None
+            if not a.tag.live:
+                a = strip_dead(a)
+            p = a
+            while type(p) is Bundle or type(p) is TapeCell:
+                p = p.primal
+            if type(p) is not float:
+                return None
+        out.append(a)
+    return out
+
+
+def scalar_tangent(y, tag, who):
+    """The tangent for tag of f's value y, which must be one real number (float fast path)."""
+    if type(y) is Bundle and y.tag is tag:
+        p = y.primal
+        while type(p) is Bundle or type(p) is TapeCell:
+            p = p.primal
+        if type(p) is float:
+            return y.tangent
+    return _tangent(_scalar(y, who), tag, 0.0)
+
+
 def _forward(f, x, v, origin):
     """(f(x), J·v) for structures x, v of one shape, by one forward pass.
 
@@ -278,9 +314,38 @@ def gradient_r(f):
     (3.0, 2.0)
     """
     def grad(x):
+        leaves = flat_scalars(x)
+        if leaves is not None:
+            return _gradient_of_scalars(f, leaves, type(x))
         rec = record(f, x, "gradient_r", scalar=True)
         return _gradient_of(rec, [one_like(strip(rec.outs[0]))], consume=True)
     return grad
+
+
+def _gradient_of_scalars(f, leaves, kind):
+    """gradient_r at a list or tuple of scalars: record and gradient without structure walks."""
+    tag = new_tag(REVERSE, "gradient_r")
+    tape = tag.tape = []
+    try:
+        with gc_paused():
+            cells = [make_cell(tag, a, ()) for a in leaves]
+            y = f(kind(cells))
+            if isinstance(y, ADNumber) and not y.tag.live:
+                y = strip_dead(y)               # an escaped layer over the result: a constant
+    finally:
+        tag.tape = None
+        tag.live = False
+    if type(y) is not TapeCell or y.tag is not tag:
+        _scalar(y, "gradient_r's function value")          # a constant: every partial is 0
+        return kind(0.0 for _ in leaves)
+    p = y.primal
+    while type(p) is Bundle or type(p) is TapeCell:
+        p = p.primal
+    if type(p) is not float:
+        _scalar(y, "gradient_r's function value")
+    with gc_paused():
+        sens = sweep(tape, [(y, one_like(p))], True)
+    return kind(0.0 if sens[c.index] is None else sens[c.index] for c in cells)
 
 
 def primal(x):
