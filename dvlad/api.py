@@ -326,26 +326,25 @@ def _gradient_of_scalars(f, leaves, kind):
     """gradient_r at a list or tuple of scalars: record and gradient without structure walks."""
     tag = new_tag(REVERSE, "gradient_r")
     tape = tag.tape = []
-    try:
-        with gc_paused():
+    with gc_paused():                   # once for taping and sweep: entering it costs ~1 µs
+        try:
             cells = [make_cell(tag, a, ()) for a in leaves]
             y = f(kind(cells))
             if isinstance(y, ADNumber) and not y.tag.live:
                 y = strip_dead(y)               # an escaped layer over the result: a constant
-    finally:
-        tag.tape = None
-        tag.live = False
-    if type(y) is not TapeCell or y.tag is not tag:
-        _scalar(y, "gradient_r's function value")          # a constant: every partial is 0
-        return kind(0.0 for _ in leaves)
-    p = y.primal
-    while type(p) is Bundle or type(p) is TapeCell:
-        p = p.primal
-    if type(p) is not float:
-        _scalar(y, "gradient_r's function value")
-    with gc_paused():
+        finally:
+            tag.tape = None
+            tag.live = False
+        if type(y) is not TapeCell or y.tag is not tag:
+            _scalar(y, "gradient_r's function value")      # a constant: every partial is 0
+            return kind([0.0] * len(leaves))
+        p = y.primal
+        while type(p) is Bundle or type(p) is TapeCell:
+            p = p.primal
+        if type(p) is not float:
+            _scalar(y, "gradient_r's function value")
         sens = sweep(tape, [(y, one_like(p))], True)
-    return kind(0.0 if sens[c.index] is None else sens[c.index] for c in cells)
+    return kind([0.0 if sens[c.index] is None else sens[c.index] for c in cells])
 
 
 def primal(x):
