@@ -69,9 +69,14 @@ def _lift2(rule, x, y):
     xin, yin = gx is tag, gy is tag
     px = x.primal if xin else x
     py = y.primal if yin else y
-    if type(px) is np.ndarray or type(py) is np.ndarray or _is_array(px) or _is_array(py):
+    bx, by = px, py                       # the base numbers under px and py
+    while type(bx) is Bundle or type(bx) is TapeCell:
+        bx = bx.primal
+    while type(by) is Bundle or type(by) is TapeCell:
+        by = by.primal
+    if type(bx) is np.ndarray or type(by) is np.ndarray:
         return _lift2_array(rule, tag, x, y, xin, yin, px, py, rule.op(px, py))
-    if type(px) is not type(py):
+    if type(bx) is not type(by):
         px, py = base.promote(px, py, strip)
     r = rule.op(px, py)
     dfx, dfy = rule.partials
