@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import dvlad as ad  # noqa: E402
-from run import rosen_np, rosen_np_grad, rosen_np_hvp  # noqa: E402
+from workloads import rosen_np, rosen_np_grad, rosen_np_hvp  # noqa: E402
 
 
 def faults_per_call(fn, calls=10):

@@ -13,7 +13,7 @@ import dvlad as ad  # noqa: E402
 from dvlad.tags import REVERSE, new_tag  # noqa: E402
 from dvlad.sweep import sweep  # noqa: E402
 from dvlad.tape import make_cell  # noqa: E402
-from run import rosen_start, rosenbrock  # noqa: E402
+from workloads import rosen_start, rosenbrock  # noqa: E402
 
 
 def main(sizes):
