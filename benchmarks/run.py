@@ -239,7 +239,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=7, help="samples per workload (median)")
     parser.add_argument("--budget", type=float, default=4.0,
                         help="seconds per workload after which sampling stops (≥ 3 samples)")
-    parser.add_argument("--cap", type=float, default=20.0,
+    parser.add_argument("--cap", type=float, default=10.0,
                         help="seconds one call may take; a slower one is reported as a bound")
     parser.add_argument("--record", action="store_true", help="append to benchmarks/RESULTS.md")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
