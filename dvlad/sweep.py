@@ -207,9 +207,31 @@ class Placed:
                                Placed(s.tangent, self.idx, self.shape, self.basic,
                                       self.neg).dense())
         # np.asarray: a Python float is "weak" in result_type and would make float32 here
-        z = np.zeros(self.shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
-        self.add_into(z)
+        dtype = np.result_type(np.asarray(s).dtype, np.float32)
+        span = self._leading_span()
+        if span is None:
+            z = np.zeros(self.shape, dtype=dtype)
+            self.add_into(z)
+            return z
+        # s fills a block of leading-axis rows (x[1:], x[:-1]): write it there and zero only
+        # the rest, one pass over the array instead of two (zeros, then an add)
+        start, stop = span
+        z = np.empty(self.shape, dtype=dtype)
+        z[:start] = 0
+        z[stop:] = 0
+        (np.negative if self.neg else np.positive)(s, out=z[start:stop])
         return z
+
+    def _leading_span(self):
+        """(start, stop) if idx selects rows start:stop of the leading axis, step 1; else None."""
+        idx = self.idx
+        if type(idx) is tuple and len(idx) == 1:
+            idx = idx[0]
+        if type(idx) is not slice or self.basic != "view" or not self.shape \
+                or idx.step not in (None, 1):
+            return None
+        start, stop, _ = idx.indices(self.shape[0])
+        return (start, max(start, stop))
 
     def add_into(self, v, sub=False):
         """v += this (or v -= this, with ``sub``), in place."""

@@ -129,3 +129,23 @@ def test_intermediate_arrays_are_freed_while_f_runs():
     gc.collect()
     assert seen["p"]() is None and seen["s"]() is not None
     assert np.allclose(back(1.0), np.cos(x) * x + np.sin(x), rtol=1e-15)
+
+
+@pytest.mark.parametrize("idx", [slice(1, None), slice(None, -1), slice(2, 5), slice(0, 0),
+                                 slice(None), slice(-3, None), (slice(1, 4),), slice(0, 7, 2),
+                                 (slice(None), slice(1, None)), 3],
+                         ids=repr)
+@pytest.mark.parametrize("neg", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_placed_dense_writes_the_block_and_zeros_the_rest(idx, neg, dtype):
+    """The transpose of x[idx] made dense (one pass for a block of leading rows) equals zeros
+    with ±s added at idx, for slices of every kind, the sign flag and float32."""
+    from dvlad.sweep import Placed
+    shape = (7, 3)
+    s = np.arange(1.0, 1.0 + np.zeros(shape)[idx].size).reshape(np.zeros(shape)[idx].shape)
+    s = s.astype(dtype)
+    want = np.zeros(shape, dtype)
+    want[idx] = -s if neg else s
+    got = Placed(s, idx, shape, "view", neg).dense()
+    assert got.dtype == dtype and got.shape == shape
+    np.testing.assert_array_equal(got, want)
