@@ -62,10 +62,7 @@ def flat_scalars(x):
                 return None
             if not a.tag.live:
                 a = strip_dead(a)
-            p = a
-            while type(p) is Bundle or type(p) is TapeCell:
-                p = p.primal
-            if type(p) is not float:
+            if type(strip(a)) is not float:
                 return None
         out.append(a)
     return out
@@ -73,12 +70,8 @@ def flat_scalars(x):
 
 def scalar_tangent(y, tag, who):
     """The tangent for tag of f's value y, which must be one real number (float fast path)."""
-    if type(y) is Bundle and y.tag is tag:
-        p = y.primal
-        while type(p) is Bundle or type(p) is TapeCell:
-            p = p.primal
-        if type(p) is float:
-            return y.tangent
+    if type(y) is Bundle and y.tag is tag and type(strip(y)) is float:
+        return y.tangent
     return _tangent(_scalar(y, who), tag, 0.0)
 
 
@@ -338,9 +331,7 @@ def _gradient_of_scalars(f, leaves, kind):
         if type(y) is not TapeCell or y.tag is not tag:
             _scalar(y, "gradient_r's function value")      # a constant: every partial is 0
             return kind([0.0] * len(leaves))
-        p = y.primal
-        while type(p) is Bundle or type(p) is TapeCell:
-            p = p.primal
+        p = strip(y)
         if type(p) is not float:
             _scalar(y, "gradient_r's function value")
         sens = sweep(tape, [(y, one_like(p))], True)
