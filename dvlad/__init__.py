@@ -52,6 +52,7 @@ from .ops import (
                    tanh,
                    trunc,
 )
+from .taylor import derivatives, directional_derivatives, nth_derivative, taylor
 from .tags import (
                    DvladError,
                    FixedPointError,
@@ -60,6 +61,7 @@ from .tags import (
                    TagOrderError,
 )
 from .tape import LinearMap, TapeCell
+from .tower import Tower
 from .testing import check_grads
 
 __version__ = "0.1.0"
@@ -67,12 +69,13 @@ __version__ = "0.1.0"
 __all__ = [
     "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
     "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
+    "taylor", "derivatives", "nth_derivative", "directional_derivatives",
     "primitive", "vector_primitive", "check_grads",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
     "floor", "floordiv", "hypot", "int", "log", "log1p", "maximum", "minimum", "mod", "mul",
     "neg", "pow", "reciprocal", "round", "square",
     "sign", "sin", "sinh", "sqrt", "sub", "tan", "tanh", "trunc",
-    "Bundle", "TapeCell", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
+    "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
     "GraphvizMissingError", "FixedPointError",
 ]

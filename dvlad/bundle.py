@@ -5,6 +5,7 @@ older than ε, so a value's layers are ordered newest outermost.
 """
 from .number import ADNumber
 from .tags import TagOrderError, alive, newer
+from .tower import Tower, make_tower
 
 
 class Bundle(ADNumber):
@@ -41,11 +42,19 @@ def tangent_of(v, tag, zero):
         if newer(vt, tag) is tag:
             return zero
         if type(v) is not Bundle:
-            raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
-                                f"{tag!r}; please report this as a dvlad bug")
+            return _through_tower(v, vt, tag, lambda c: tangent_of(c, tag, zero))
         p, q = tangent_of(v.primal, tag, zero), tangent_of(v.tangent, tag, zero)
         return p if q is zero else make_bundle(vt, p, q)
     return zero
+
+
+def _through_tower(v, vt, tag, inner):
+    """Extraction for ``tag`` through a newer live layer that is not a bundle: a Taylor tower
+    (made of ``inner`` of each coefficient), else a TagOrderError."""
+    if type(v) is not Tower:
+        raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
+                            f"{tag!r}; please report this as a dvlad bug")
+    return make_tower(vt, [inner(c) for c in v.coeffs])
 
 
 def primal_of(v, tag):
@@ -58,7 +67,6 @@ def primal_of(v, tag):
         if newer(vt, tag) is tag:
             return v
         if type(v) is not Bundle:
-            raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
-                                f"{tag!r}; please report this as a dvlad bug")
+            return _through_tower(v, vt, tag, lambda c: primal_of(c, tag))
         return make_bundle(vt, primal_of(v.primal, tag), primal_of(v.tangent, tag))
     return v

@@ -6,6 +6,8 @@
   records nothing on a tape and builds no bundles;
 - forward tag ε: with x* fixed, iterate the tangent on its own, τ ← ∂f/∂x·τ + ∂f/∂ε, as
   τ ← tangent_ε(f(x* + τε)) (DVL's iterate-to-numeric-fix), until τ itself stops changing;
+- Taylor tag τ: with x* fixed, iterate its coefficients c₁…cₙ together, c ← the coefficients of
+  f(x* + c₁τ + … + cₙτⁿ): the same iteration, order by order;
 - reverse tag ε: record ONE step y = f(u) on ε's tape from fresh cells u at x*, and return cells
   whose pull-back solves the adjoint equation w = x̄ + (∂f/∂x)ᵀw by iteration over that one step
   (Christianson 1994), then hands w to y; the sweep carries on to f's parameters (∂f/∂θ)ᵀw.
@@ -26,7 +28,9 @@ from .matrices import jacobian_f
 from .number import ADNumber, newest_tag, strip, strip_dead
 from .structures import flatten, unflatten
 from .sweep import sweep_segment
-from .tags import FORWARD, FixedPointError, alive, newer, suspended
+from .tags import FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
+from .taylor import series_of, tower_order
+from .tower import make_tower
 from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]
@@ -147,7 +151,30 @@ def _fix(F, x, tol, max_iter, what, known):
         older = [t for t in known if t is not tag]     # the tangent carries no tag itself
         tau = _fix(tangent_step, zeros, tol, max_iter, f"the tangent for {tag!r}", older)
         return [make_bundle(tag, a, t) for a, t in zip(xp, tau)]
+    if tag.kind is TAYLOR:
+        return _tower_fix(F, xp, y, tag, tol, max_iter, known)
     return _adjoint_cells(F, xp, tag, tol, max_iter)
+
+
+def _tower_fix(F, xp, y, tag, tol, max_iter, known):
+    """Taylor tag: with x* fixed, iterate the coefficients c₁…cₙ of every leaf together,
+    c ← coefficients of f(x* + c₁τ + … + cₙτⁿ).  The map is block triangular (cₖ depends on
+    c₁…cₖ only, through ∂f/∂x·cₖ), so it converges as the tangent iteration does, order by order."""
+    n = tower_order(y, tag)
+    m = len(xp)
+
+    def towers(cs):
+        return [make_tower(tag, [a] + cs[i * n:(i + 1) * n]) for i, a in enumerate(xp)]
+
+    def series_step(cs):
+        out = []
+        for v in F(towers(cs)):
+            out += series_of(v, tag, n)[1:]
+        return [c if not (type(c) is float and c == 0.0) else z for c, z in zip(out, zeros)]
+    zeros = [zero_like(strip(a)) for a in xp for _ in range(n)]
+    older = [t for t in known if t is not tag]
+    cs = _fix(series_step, zeros, tol, max_iter, f"the Taylor coefficients for {tag!r}", older)
+    return towers(cs) if m else []
 
 
 def _size(v):

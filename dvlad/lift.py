@@ -24,9 +24,10 @@ from . import base
 from .bundle import Bundle, make_bundle
 from .number import ADNumber, strip, strip_dead
 from .structures import elementwise
-from .tags import FORWARD, NotDifferentiableError, alive, newer
+from .tags import FORWARD, TAYLOR, NotDifferentiableError, alive, newer
 from .sweep import plain_bundle
 from .tape import LinearMap, Negated, TapeCell, make_cell
+from .tower import Tower, tower1, tower2, tower_n
 
 
 def _lift1(rule, x):
@@ -34,6 +35,8 @@ def _lift1(rule, x):
     tag = x.tag
     if not tag.live and not alive(tag):
         return rule.op(x.primal)
+    if type(x) is Tower:
+        return tower1(rule, x)
     p = x.primal
     r = rule.op(p)
     if _is_array(p):
@@ -52,8 +55,8 @@ def _lift1(rule, x):
 def _lift2(rule, x, y):
     """The general binary lift: picks the newest live tag of x and y."""
     tx, ty = type(x), type(y)
-    gx = x.tag if (tx is Bundle or tx is TapeCell) else None
-    gy = y.tag if (ty is Bundle or ty is TapeCell) else None
+    gx = x.tag if (tx is Bundle or tx is TapeCell or tx is Tower) else None
+    gy = y.tag if (ty is Bundle or ty is TapeCell or ty is Tower) else None
     if gx is not None and not gx.live and not alive(gx):
         return rule.op(x.primal, y)
     if gy is not None and not gy.live and not alive(gy):
@@ -67,12 +70,14 @@ def _lift2(rule, x, y):
                                      f"{type(bad).__name__} {bad!r}")
     tag = newer(gx, gy)
     xin, yin = gx is tag, gy is tag
+    if tag.kind is TAYLOR:
+        return tower2(rule, tag, x, y, xin, yin)
     px = x.primal if xin else x
     py = y.primal if yin else y
     bx, by = px, py                       # the base numbers under px and py
-    while type(bx) is Bundle or type(bx) is TapeCell:
+    while type(bx) is Bundle or type(bx) is TapeCell or type(bx) is Tower:
         bx = bx.primal
-    while type(by) is Bundle or type(by) is TapeCell:
+    while type(by) is Bundle or type(by) is TapeCell or type(by) is Tower:
         by = by.primal
     if type(bx) is np.ndarray or type(by) is np.ndarray:
         return _lift2_array(rule, tag, x, y, xin, yin, px, py, rule.op(px, py))
@@ -118,7 +123,7 @@ def _times(d, t, args=None):
             return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
         return d * t
     base_d = d
-    while type(base_d) is Bundle or type(base_d) is TapeCell:
+    while type(base_d) is Bundle or type(base_d) is TapeCell or type(base_d) is Tower:
         base_d = base_d.primal
     if type(base_d) is not np.ndarray or base_d.dtype.kind != "f":
         return d * t
@@ -204,20 +209,20 @@ def _same_layout(d, t):
 
 
 def _base_of(v):
-    while type(v) is Bundle or type(v) is TapeCell:
+    while type(v) is Bundle or type(v) is TapeCell or type(v) is Tower:
         v = v.primal
     return v
 
 
 def _is_array(v):
-    while type(v) is Bundle or type(v) is TapeCell:
+    while type(v) is Bundle or type(v) is TapeCell or type(v) is Tower:
         v = v.primal
     return type(v) is np.ndarray
 
 
 def _shape(v):
     """The shape of v's primal (() for scalars), without numpy's slower np.shape."""
-    while type(v) is Bundle or type(v) is TapeCell:
+    while type(v) is Bundle or type(v) is TapeCell or type(v) is Tower:
         v = v.primal
     return v.shape if type(v) is np.ndarray else np.shape(v)
 
@@ -317,6 +322,8 @@ def lift_n(op, partials, args, with_result=False):
     if tag is None:
         return None
     ins = [isinstance(a, ADNumber) and a.tag is tag for a in args]
+    if tag.kind is TAYLOR:
+        return tower_n(op, partials, args, ins, tag, with_result)
     if tag.kind is FORWARD:
         primals = [a.primal if i else a for a, i in zip(args, ins)]
     else:                             # the maps run at sweep time: see _lift2_array

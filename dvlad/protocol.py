@@ -17,6 +17,7 @@ from .number import strip
 from .structures import elementwise
 from .tags import NotDifferentiableError
 from .tape import TapeCell
+from .tower import Tower
 
 UFUNCS = {
     np.add: L.add, np.subtract: L.sub, np.multiply: L.mul, np.true_divide: L.div,
@@ -204,5 +205,5 @@ def _install(cls):
     cls.hypot = lambda self, other: L.hypot(self, other)
 
 
-for _cls in (Bundle, TapeCell):
+for _cls in (Bundle, TapeCell, Tower):
     _install(_cls)

@@ -12,6 +12,7 @@ import threading
 
 FORWARD = "forward"
 REVERSE = "reverse"
+TAYLOR = "taylor"
 
 # next() on itertools.count is atomic under the GIL: two threads never share a tag number.
 _counter = itertools.count(1)
@@ -20,10 +21,10 @@ _counter = itertools.count(1)
 class Tag:
     """One perturbation ε<n>: made fresh by each call of a derivative operator."""
 
-    # n: its place in creation order; kind: FORWARD (bundles) or REVERSE (tape cells);
-    # live: False once the call that made it has returned (or while suspended); tape: REVERSE
-    # only, the list of cells while the call is taping; origin: the operator's name, for
-    # messages; owner: the thread that suspended it, if one has.
+    # n: its place in creation order; kind: FORWARD (bundles), REVERSE (tape cells) or TAYLOR
+    # (towers); live: False once the call that made it has returned (or while suspended);
+    # tape: REVERSE only, the list of cells while the call is taping; origin: the operator's
+    # name, for messages; owner: the thread that suspended it, if one has.
     __slots__ = ("n", "kind", "live", "tape", "origin", "owner")
 
     def __repr__(self):
