@@ -328,6 +328,11 @@ prod = _primitive("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=a
                   _prod_partials)
 
 
+# Linear in their one array argument (the others are parameters): Taylor towers apply them to
+# each coefficient (dvlad.tower.tower_n) instead of deriving them from their partials.
+for _op in (broadcast_to, reshape, _transpose, getitem, sum):
+    _op.multilinear = True
+
 ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where, getitem=getitem,
                  scatter=_scatter_constant_aware)
 

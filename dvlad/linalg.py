@@ -104,6 +104,10 @@ def _einsum_partials(spec, *xs):
 _einsum = _primitive("einsum", lambda spec, *xs: np.einsum(spec, *xs), _einsum_partials)
 
 
+# Linear in each array operand: Taylor towers convolve their coefficients (dvlad.tower.tower_n).
+matmul.multilinear = _einsum.multilinear = True
+
+
 def einsum(spec, *xs):
     """np.einsum for specs with '->' and no repeated index in one operand, differentiable."""
     return _einsum(spec, *xs)

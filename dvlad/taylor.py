@@ -136,7 +136,7 @@ def _scaled(coeffs):
     """Taylor coefficients to derivatives: cₖ·k!."""
     out = coeffs[:2]
     for kf, c in zip(_factorials(len(coeffs) - 1)[2:], coeffs[2:]):
-        out.append(c * kf if type(c) is float else _map(lambda c: c * kf, c))
+        out.append(c * kf if type(c) is float else _map(lambda c, kf=kf: c * kf, c))
     return out
 
 

@@ -677,6 +677,8 @@ def tower_n(op, partials, args, ins, tag, with_result):
     z0 = op(*primals)
     if n == 0:
         return make_tower(tag, [z0])
+    if getattr(op, "multilinear", False):
+        return make_tower(tag, [z0] + _multilinear(op, args, ins, n))
     coeffs = [_dense(a.coeffs[:n + 1]) if i else None for a, i in zip(args, ins)]
     low = [make_tower(tag, c[:n]) if i else a for a, i, c in zip(args, ins, coeffs)]
     ds = partials(*low, r=op(*low)) if with_result else partials(*low)
@@ -688,6 +690,37 @@ def tower_n(op, partials, args, ins, tag, with_result):
             p = term if p is None else p + term
     q = _series_of(p, tag, n - 1)
     return make_tower(tag, [z0] + [c if _zero(c) else c / m for m, c in enumerate(q, 1)])
+
+
+def _multilinear(op, args, ins, n):
+    """Coefficients 1..n of op, linear in each tower argument: zₖ = Σ_{j₁+…+jₘ=k} op(…, aᵢⱼᵢ, …)
+    (a product's convolution; one argument: op on each coefficient).  Terms with a structural
+    zero are skipped, so a seed costs one call per order."""
+    where = [p for p, i in enumerate(ins) if i]
+    cs = [args[p].coeffs for p in where]
+    out = []
+    for k in range(1, n + 1):
+        acc = None
+        for js in _compositions(k, len(where)):
+            if any(_zero(c[j]) for c, j in zip(cs, js)):
+                continue
+            call = list(args)
+            for p, c, j in zip(where, cs, js):
+                call[p] = c[j]
+            t = op(*call)
+            acc = t if acc is None else acc + t
+        out.append(0.0 if acc is None else acc)
+    return out
+
+
+def _compositions(k, m):
+    """Every (j₁, …, jₘ) of non-negative ints with sum k."""
+    if m == 1:
+        yield (k,)
+        return
+    for j in range(k + 1):
+        for rest in _compositions(k - j, m - 1):
+            yield (j,) + rest
 
 
 def _dense(cs):
