@@ -350,10 +350,13 @@ def _sin_cos_source(name, n):
     neg = "" if name in ("sinh", "cosh") else "-"
     s, c = ("sin", "cos") if neg else ("sinh", "cosh")
     out = "s" if name in ("sin", "sinh") else "c"
-    affine = []
-    for k in range(1, n + 1):
-        affine += [f"s{k} = a1*c{k - 1}{_by(k)}", f"c{k} = {neg}(a1*s{k - 1}){_by(k)}"]
-    affine += [f"return [{_names(out, n)}]"]
+    # affine a: the k-th derivatives cycle (s, c, ∓s, ∓c), times pₖ = a₁ᵏ/k!
+    affine = [f"p1 = a1"] + [f"p{k} = p{k - 1}*a1/{k}" for k in range(2, n + 1)]
+    affine += [f"n0 = {neg}{'c0' if out == 's' else 's0'}", f"m0 = {neg}{out}0"] if neg else []
+    cycle = (["c0", "m0", "n0", f"{out}0"] if out == "s" else ["n0", "m0", "s0", f"{out}0"]) \
+        if neg else (["c0", "s0"] if out == "s" else ["s0", "c0"])
+    terms = [f"p{k}*{cycle[(k - 1) % len(cycle)]}" for k in range(1, n + 1)]
+    affine += [f"return [{out}0, {', '.join(terms)}]"]
     dense = [f"w{j} = {_times(j)}a{j}" for j in range(1, n + 1)]
     for k in range(1, n + 1):
         dense += [f"s{k} = ({_terms((f'w{j}', f'c{k - j}') for j in range(1, k + 1))}){_by(k)}",
