@@ -1,9 +1,10 @@
-"""The benchmark suite: workloads (a)–(d) of shared/BENCHMARKS.md for dvlad and its peers.
+"""The benchmark suite: workloads (a), (a'), (b)–(d) of shared/BENCHMARKS.md, dvlad and peers.
 
     pip install -e ".[bench]"                  # autograd, jax, torch (optional: absent = skipped)
     python benchmarks/run.py                   # every installed system, every workload: a table
     python benchmarks/run.py --record          # ... and append it to benchmarks/RESULTS.md
     python benchmarks/run.py --systems dvlad --workloads c   # a part of it
+    python benchmarks/orders.py [--record]     # (a') per order n = 1..8: dvlad's growth
 
 Each system runs in a process of its own (``--worker``), which times every workload against its
 baseline in that same process: the ratio is the median over repeats of (system time ÷ baseline
@@ -12,6 +13,9 @@ against the reference before it is timed; a wrong one is reported, not timed.
 
 Workloads (the baseline in brackets):
   (a)  derivative of f(x) = exp(sin x)·x at 0.7                    [f on floats with math]
+  (a') 6th derivative of the same f at 0.7 (key a6; group a6)         [the same baseline]
+       and, for dvlad, by nesting derivative 6 times (key a6-nested; n/a for the peers,
+       whose a6 row already nests their gradient operator)
   (b)  gradient of chained Rosenbrock as a Python loop over n scalars   [the same f on floats]
   (c)  Rosenbrock on numpy arrays: HVP (forward over reverse)  [the analytic HVP in numpy]
        and gradient                                        [the analytic gradient in numpy]
@@ -41,6 +45,10 @@ MODES = ("FF", "FR", "RF", "RR")
 def rows():
     """(key, group, label, baseline label, target) of every workload, in table order."""
     yield "a", "a", "(a) derivative of exp(sin x)·x", "f on floats (math)", "≤ 15×"
+    yield "a6", "a6", "(a') 6th derivative of exp(sin x)·x", "f on floats (math)", \
+        "≤ 60× (Taylor tower)"
+    yield "a6-nested", "a6", "(a') 6th derivative, derivative nested 6×", "f on floats (math)", \
+        "≤ 3000×"
     for n in (100, 1000, 10000):
         yield f"b{n}", "b", f"(b) gradient, Rosenbrock loop n={n}", "f on floats", "≤ 60×, flat"
     for n in (1000, 100000, 1000000):
@@ -67,6 +75,12 @@ def problem(key, mod):
     """(call, baseline, check) for workload ``key`` on system module ``mod``; call None = n/a."""
     if key == "a":
         return mod.derivative_a(), lambda: w.f_math(0.7), lambda r: _close(r, w.df_math(0.7), 1e-12)
+    if key in ("a6", "a6-nested"):
+        make = mod.derivative6_a if key == "a6" else getattr(mod, "derivative6_nested_a", None)
+        if make is None:
+            return None, None, None
+        want = w.f_derivative(6)
+        return make(), lambda: w.f_math(0.7), lambda r: _close(r, want, 1e-10)
     if key.startswith("b"):
         x = w.rosen_start(int(key[1:]))
         want = w.rosenbrock_gradient(x)
@@ -234,8 +248,9 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help="comma-separated, from " + ", ".join(SYSTEMS))
-    parser.add_argument("--workloads", default="a,b,c,d",
-                        help="groups (a,b,c,d) or workload keys (b1000, d-particle-RF, ...)")
+    parser.add_argument("--workloads", default="a,a6,b,c,d",
+                        help="groups (a,a6,b,c,d) or workload keys (a6-nested, b1000, "
+                             "d-particle-RF, ...)")
     parser.add_argument("--repeats", type=int, default=7, help="samples per workload (median)")
     parser.add_argument("--budget", type=float, default=4.0,
                         help="seconds per workload after which sampling stops (≥ 3 samples)")

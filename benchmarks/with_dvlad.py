@@ -15,6 +15,20 @@ def derivative_a():
     return lambda: df(0.7)
 
 
+def derivative6_a():
+    """(a'): one Taylor-tower pass of order 6."""
+    d6 = ad.nth_derivative(f, 6)
+    return lambda: d6(0.7)
+
+
+def derivative6_nested_a():
+    """(a') by nesting forward mode: derivative(derivative(...(f))), 6 levels, 2⁶ terms."""
+    d6 = f
+    for _ in range(6):
+        d6 = ad.derivative(d6)
+    return lambda: d6(0.7)
+
+
 def gradient_b(n):
     g, x = ad.gradient_r(rosenbrock), rosen_start(n)
     return lambda: g(x)

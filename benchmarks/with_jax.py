@@ -2,6 +2,8 @@
 
 Eager (no jit), float64, CPU.  Peer operators:
   (a) jax.jvp (forward mode) on a Python float.
+  (a') jax.grad nested 6 times, on a Python float (each level re-traces the ones inside it).
+      jax's Taylor mode, jax.experimental.jet, is not used here (experimental API).
   (b) jax.grad of workloads.rosenbrock itself on a tuple of Python floats (a pytree of scalars).
       On a jnp array instead, every x[i] with a new i compiles a new indexing kernel on the first
       call (minutes at n = 10³) and costs ~2.5× more per call afterwards.
@@ -27,6 +29,13 @@ def f(x):
 
 def derivative_a():
     return lambda: float(jax.jvp(f, (0.7,), (1.0,))[1])
+
+
+def derivative6_a():
+    d6 = f
+    for _ in range(6):
+        d6 = jax.grad(d6)
+    return lambda: float(d6(0.7))
 
 
 def gradient_b(n):

@@ -3,6 +3,9 @@
 CPU, one thread, float64, eager.  Peer operators:
   (a) forward-mode dual numbers, torch.autograd.forward_ad (the cheapest of forward_ad,
       torch.func.jvp and a backward pass here) on a 0-d tensor.
+  (a') torch.autograd.grad with create_graph=True, 6 times in a row on a 0-d tensor (the
+      eager recipe for higher derivatives; torch.func.grad nested 6 times costs ~2× more, and
+      forward_ad dual levels do not nest).  torch has no Taylor mode.
   (b) torch.autograd.grad of workloads.rosenbrock itself on a 1-D tensor requiring grad.
   (c) HVP by double backward (reverse over reverse: torch.autograd.grad with create_graph=True,
       then a vector-Jacobian product with v), the recipe of torch.autograd.functional.hvp and
@@ -35,6 +38,16 @@ def derivative_a():
             x = fwAD.make_dual(torch.tensor(0.7, dtype=f64), torch.tensor(1.0, dtype=f64))
             return fwAD.unpack_dual(f(x)).tangent.item()
     return derivative
+
+
+def derivative6_a():
+    def derivative6():
+        x = torch.tensor(0.7, dtype=f64, requires_grad=True)
+        y = f(x)
+        for k in range(6):
+            y, = torch.autograd.grad(y, x, create_graph=k < 5)
+        return y.item()
+    return derivative6
 
 
 def gradient_b(n):
