@@ -11,6 +11,7 @@ and if f returns a tuple each entry is such a tuple.  Functions in f's result co
 functions (eta-expanded, as for ``derivative``: see notes/functions-as-results.md).
 """
 import math
+import operator
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def derivatives(f, n):
         if type(x) is float:
             cs = _run(f, x, 1.0, n, "derivatives")
             if type(cs[-1]) is float and type(sum(cs)) is float:
-                return [c * k for c, k in zip(cs, _factorials(n))]
+                return list(map(operator.mul, cs, _factorials(n)))
             return _scaled(cs)
         x = _scalar_input(x, "derivatives")
         return _scaled(_run(f, x, one_like(strip(x)), n, "derivatives"))
