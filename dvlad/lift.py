@@ -38,6 +38,13 @@ def _lift1(rule, x):
     if type(x) is Tower:
         return tower1(rule, x)
     p = x.primal
+    if type(x) is Bundle and type(p) is Bundle:       # nested forward mode over floats
+        b = p.primal
+        while type(b) is Bundle:
+            b = b.primal
+        if type(b) is float:
+            r = rule.op(p)
+            return make_bundle(tag, r, _scaled(rule.partials[0](p, r), x.tangent))
     r = rule.op(p)
     if _is_array(p):
         if type(x) is Bundle:
@@ -48,13 +55,37 @@ def _lift1(rule, x):
                                                   _shape(p), _shape(r))))
     d = rule.partials[0](p, r)
     if type(x) is Bundle:
-        return make_bundle(tag, r, d * x.tangent)
+        return make_bundle(tag, r, _scaled(d, x.tangent))
     return make_cell(tag, r, (x, d))
 
 
 def _lift2(rule, x, y):
     """The general binary lift: picks the newest live tag of x and y."""
     tx, ty = type(x), type(y)
+    if (tx is Bundle or tx is float) and (ty is Bundle or ty is float):
+        # nested forward mode over floats (a derivative of a derivative ...): the common case,
+        # with no dead tag, array, other family or other kind to look for
+        tag = x.tag if tx is Bundle else y.tag
+        if tag.live and (tx is float or ty is float or y.tag is tag):
+            px = x.primal if tx is Bundle else x
+            py = y.primal if ty is Bundle else y
+            bx, by = px, py
+            while type(bx) is Bundle:
+                bx = bx.primal
+            while type(by) is Bundle:
+                by = by.primal
+            if type(bx) is float and type(by) is float:
+                r = rule.op(px, py)
+                dfx, dfy = rule.partials
+                if tx is Bundle:
+                    t = _scaled(dfx(px, py, r), x.tangent)
+                    if ty is Bundle:
+                        d = dfy(px, py, r)
+                        t = (t - y.tangent if type(d) is float and d == -1.0
+                             else t + _scaled(d, y.tangent))
+                else:
+                    t = _scaled(dfy(px, py, r), y.tangent)
+                return make_bundle(tag, r, t)
     gx = x.tag if (tx is Bundle or tx is TapeCell or tx is Tower) else None
     gy = y.tag if (ty is Bundle or ty is TapeCell or ty is Tower) else None
     if gx is not None and not gx.live and not alive(gx):
@@ -86,18 +117,34 @@ def _lift2(rule, x, y):
     r = rule.op(px, py)
     dfx, dfy = rule.partials
     if tag.kind is FORWARD:
+        # a partial of ±1 (add, sub) passes the tangent on: multiplying a deep bundle by 1.0
+        # would copy it (nested derivatives: 2ᵏ components at depth k)
         if xin:
-            t = dfx(px, py, r) * x.tangent
+            t = _scaled(dfx(px, py, r), x.tangent)
             if yin:
-                t = t + dfy(px, py, r) * y.tangent
+                d = dfy(px, py, r)
+                t = t - y.tangent if type(d) is float and d == -1.0 else t + _scaled(d, y.tangent)
         else:
-            t = dfy(px, py, r) * y.tangent
+            t = _scaled(dfy(px, py, r), y.tangent)
         return make_bundle(tag, r, t)
     if xin:
         links = (x, dfx(px, py, r), y, dfy(px, py, r)) if yin else (x, dfx(px, py, r))
     else:
         links = (y, dfy(px, py, r))
     return make_cell(tag, r, links)
+
+
+def _scaled(d, t):
+    """d·t for a scalar partial d and tangent t: no multiplication when either is ±1 (the seed
+    of a derivative is 1.0; add and sub have partials ±1)."""
+    if type(d) is float:
+        if d == 1.0:
+            return t
+        if d == -1.0:
+            return -t
+    if type(t) is float and t == 1.0 and type(d) is not int:
+        return d
+    return d * t
 
 
 def _times(d, t, args=None):
