@@ -30,7 +30,7 @@ from .structures import flatten, unflatten
 from .sweep import sweep_segment
 from .tags import FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
 from .taylor import series_of, tower_order
-from .tower import make_tower
+from .tower import ZERO, make_tower
 from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]
@@ -170,7 +170,7 @@ def _tower_fix(F, xp, y, tag, tol, max_iter, known):
         out = []
         for v in F(towers(cs)):
             out += series_of(v, tag, n)[1:]
-        return [c if not (type(c) is float and c == 0.0) else z for c, z in zip(out, zeros)]
+        return [z if c is ZERO else c for c, z in zip(out, zeros)]
     zeros = [zero_like(strip(a)) for a in xp for _ in range(n)]
     older = [t for t in known if t is not tag]
     cs = _fix(series_step, zeros, tol, max_iter, f"the Taylor coefficients for {tag!r}", older)

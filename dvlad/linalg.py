@@ -26,6 +26,7 @@ from .arrays import (
 from .number import strip
 from .ops import mul
 from .tags import NotDifferentiableError
+from .tower import ZERO
 
 
 def _matmul_grad_a(s, b, a_shape):
@@ -194,11 +195,11 @@ det = _primitive("det", np.linalg.det, _det_partials, True)
 
 
 # ---- Taylor towers (dvlad.tower.tower_n): each series by its recurrence, O(n²) products --------
-# The arguments are coefficient lists (a constant is [c, 0.0, …]; 0.0 is a structural zero);
+# The arguments are coefficient lists (a constant is [c, ZERO, …]; ZERO is a structural zero);
 # None (not a 2-d matrix) leaves the derivation from the partials to do it.
 
 def _zero(c):
-    return type(c) is float and c == 0.0
+    return c is ZERO
 
 
 def _products(a, x, k, first=1):
@@ -219,7 +220,7 @@ def _solve_taylor(n, x0, a, b):
     for k in range(1, n + 1):
         r, p = b[k], _products(a, x, k)
         r = p if _zero(r) and p is None else (r if p is None else (-p if _zero(r) else r - p))
-        x.append(0.0 if r is None else solve(a[0], r))
+        x.append(ZERO if r is None else solve(a[0], r))
     return x
 
 
@@ -230,7 +231,7 @@ def _inv_taylor(n, x0, a):
     x = [x0]
     for k in range(1, n + 1):
         p = _products(a, x, k)
-        x.append(0.0 if p is None else -matmul(x0, p))
+        x.append(ZERO if p is None else -matmul(x0, p))
     return x
 
 
@@ -247,7 +248,7 @@ def _det_taylor(n, d0, a):
             if not (_zero(x[j]) or _zero(da[k - j])):
                 t = einsum("ij,ji->", x[j], da[k - j])
                 acc = t if acc is None else acc + t
-        q.append(0.0 if acc is None else acc)
+        q.append(ZERO if acc is None else acc)
     d = [d0]
     for m in range(1, n + 1):
         acc = None
@@ -255,7 +256,7 @@ def _det_taylor(n, d0, a):
             if not _zero(q[m - 1 - j]):
                 t = d[j] * q[m - 1 - j]
                 acc = t if acc is None else acc + t
-        d.append(0.0 if acc is None else acc / m)
+        d.append(ZERO if acc is None else acc / m)
     return d
 
 

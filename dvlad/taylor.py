@@ -21,7 +21,7 @@ from .bundle import Bundle, make_bundle
 from .number import ADNumber, strip, strip_dead
 from .structures import flatten, in_object_array, leaf, unflatten
 from .tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
-from .tower import Tower, make_tower
+from .tower import ZERO, Tower, make_tower
 
 __all__ = ["taylor", "derivatives", "nth_derivative", "directional_derivatives"]
 
@@ -62,10 +62,10 @@ def derivatives(f, n):
 
     def all_derivatives(x):
         if type(x) is float:
-            cs = _run(f, x, 1.0, n, "derivatives")
-            if type(cs[-1]) is float and type(sum(cs)) is float:
+            cs = _run(f, x, 1.0, n, "derivatives", raw=True)
+            if type(cs[0]) is float and type(sum(cs)) is float:     # ZERO·k! is a plain 0.0
                 return list(map(operator.mul, cs, _factorials(n)))
-            return _scaled(cs)
+            return _scaled(_typed(cs))
         x = _scalar_input(x, "derivatives")
         return _scaled(_run(f, x, one_like(strip(x)), n, "derivatives"))
     return all_derivatives
@@ -84,9 +84,11 @@ def nth_derivative(f, n):
 
     def f_n(x):
         if type(x) is float:
-            cs = _run(f, x, 1.0, n, "nth_derivative")
+            cs = _run(f, x, 1.0, n, "nth_derivative", raw=True)
             c = cs[n]
-            return c * _factorials(n)[n] if type(c) is float else _scaled(cs)[n]
+            if c is ZERO:
+                return 0.0 if type(cs[0]) is float else _scaled(_typed(cs))[n]
+            return c * _factorials(n)[n] if type(c) is float else _scaled(_typed(cs))[n]
         x = _scalar_input(x, "nth_derivative")
         return _scaled(_run(f, x, one_like(strip(x)), n, "nth_derivative"))[n]
     return f_n
@@ -148,15 +150,15 @@ def _map(fn, y):
                             and not isinstance(u, ADNumber) else fn(u) for u in leaves])
 
 
-def _run(f, x, v, n, origin):
+def _run(f, x, v, n, origin, raw=False):
     """[c₀, …, cₙ] of f(x + t·v), each in f(x)'s structure: f on fresh towers of a new tag."""
     if type(x) is float and type(v) is float and v:     # the common case, without structures
         tag = new_tag(TAYLOR, origin)
         try:
-            y = f(make_tower(tag, [x, v] + [0.0] * (n - 1) if n else [x]))
+            y = f(make_tower(tag, [x, v] + [ZERO] * (n - 1) if n else [x]))
             if type(y) is Tower and y.tag is tag and len(y.coeffs) == n + 1 \
                     and type(y.primal) is float:
-                return y.coeffs                 # structural zeros are 0.0: already typed
+                return y.coeffs if raw else _typed(y.coeffs)     # raw: may hold ZERO
             return _coefficients(f, x, v, n, y, tag, origin)
         finally:
             tag.live = False
@@ -167,7 +169,7 @@ def _run(f, x, v, n, origin):
     tag = new_tag(TAYLOR, origin)
     try:
         # A leaf whose direction is exactly 0 is a constant (as in forward mode).
-        zeros = [0.0] * (n - 1)
+        zeros = [ZERO] * (n - 1)
         seeds = [a if _is_zero(b) and not obj else
                  make_tower(tag, [a, b] + zeros if n else [a])
                  for a, b, obj in zip(leaves, vleaves, in_object_array(tree))]
@@ -198,11 +200,11 @@ def _eta(f, x, v, n, k, j, who):
 
 
 def _typed(cs):
-    """Structural zeros (the float 0.0 a tower uses for 'no term') in the type of c₀."""
+    """Structural zeros (dvlad.tower.ZERO: 'no term') as zeros of the type of c₀."""
     z = None
     out = [cs[0]]
     for c in cs[1:]:
-        if type(c) is float and c == 0.0:
+        if c is ZERO:
             if z is None:
                 b = strip(cs[0])
                 z = 0.0 if type(b) is float else zero_like(b)
@@ -221,7 +223,7 @@ def series_of(v, tag, n):
         vt = v.tag
         if vt is tag:
             c = v.coeffs
-            return c[:n + 1] if len(c) > n else c + [0.0] * (n + 1 - len(c))
+            return c[:n + 1] if len(c) > n else c + [ZERO] * (n + 1 - len(c))
         if not vt.live and not alive(vt):
             v = v.primal
             continue
@@ -229,14 +231,14 @@ def series_of(v, tag, n):
             break
         if type(v) is Bundle:
             ps, qs = series_of(v.primal, tag, n), series_of(v.tangent, tag, n)
-            return [p if type(q) is float and q == 0.0 else make_bundle(vt, p, q)
+            return [p if q is ZERO else make_bundle(vt, p, q)
                     for p, q in zip(ps, qs)]
         if type(v) is Tower:
             cs = [series_of(c, tag, n) for c in v.coeffs]
             return [make_tower(vt, [c[k] for c in cs]) for k in range(n + 1)]
         raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
                             f"{tag!r}; please report this as a dvlad bug")
-    return [v] + [0.0] * n
+    return [v] + [ZERO] * n
 
 
 def tower_order(values, tag):

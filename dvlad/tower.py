@@ -23,9 +23,12 @@ That is the definition the recurrences must agree with (tests/test_taylor.py che
 against it), and it follows the rule table's conventions at kinks exactly, as nested
 ``derivative`` does.
 
-A coefficient that is the float 0.0 is a *structural zero*: terms with it are skipped, which is
-what makes the seed x₀ + 1·τ cheap and, as for a direction of exactly 0 in forward mode, keeps an
-infinite partial from turning 0·inf into nan.
+A coefficient that is :data:`ZERO` is a *structural zero*, "no term of this order" (the seed
+x₀ + 1·τ has them from order 2, a constant from order 1): terms with it are skipped, which makes
+the seed cheap and, as for a direction of exactly 0 in forward mode (or a constant, which nested
+forward mode does not perturb), keeps an infinite partial from turning 0·inf into nan.  A
+*computed* zero (a float 0.0 some arithmetic produced) is a number like any other: 0·inf is nan,
+as it is in every other mode and for every base type.
 """
 import numpy as np
 
@@ -56,13 +59,48 @@ def make_tower(tag, coeffs):
     return t
 
 
+class _NoTerm(float):
+    """The type of :data:`ZERO`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ZERO"
+
+
+#: The structural zero: "no term of this order", as in a seed x₀ + 1·τ or a constant.  Terms
+#: with it are skipped; arithmetic on it gives a plain 0.0 (a computed zero, never skipped).
+ZERO = _NoTerm(0.0)
+
+
 def _nz(a):
     """The indices j ≥ 1 of a's coefficients that are not structural zeros."""
-    return [j for j in range(1, len(a)) if not (type(a[j]) is float and a[j] == 0.0)]
+    return [j for j in range(1, len(a)) if a[j] is not ZERO]
 
 
 def _zero(c):
-    return type(c) is float and c == 0.0
+    return c is ZERO
+
+
+def _support(a):
+    """The indices of a's coefficients that are not structural zeros, 0 included (a derivative
+    series, x′, may have none at order 0)."""
+    return [j for j in range(len(a)) if a[j] is not ZERO]
+
+
+def _degree(a):
+    """The highest index of a coefficient of a that is not a structural zero (0 if none)."""
+    k = len(a) - 1
+    while k and a[k] is ZERO:
+        k -= 1
+    return k
+
+
+def _keep_degree(z, d):
+    """z (a kernel's result, every coefficient computed) with the structural zeros the loops
+    would leave above degree d: ZERO·c = 0 as a number, but ZERO·inf must stay 'no term'."""
+    n = len(z) - 1
+    return z if d >= n else z[:d + 1] + [ZERO] * (n - d)
 
 
 def _op(name):
@@ -88,7 +126,7 @@ def _add(a, b, n, sign):
 
 def _mul(a, b, n, z0):
     """zₖ = Σⱼ aⱼ·bₖ₋ⱼ."""
-    ia, ib = [0] + _nz(a), [0] + _nz(b)
+    ia, ib = _support(a), _support(b)
     z = [None] * (n + 1)
     for i in ia:
         ai = a[i]
@@ -100,7 +138,7 @@ def _mul(a, b, n, z0):
                 t = ai * b[j]
                 z[k] = t if z[k] is None else z[k] + t
     z[0] = z0
-    return [0.0 if c is None else c for c in z]
+    return [ZERO if c is None else c for c in z]
 
 
 def _scale(a, c, n, z0):
@@ -110,7 +148,7 @@ def _scale(a, c, n, z0):
 
 def _square(a, n, z0):
     """zₖ = Σⱼ aⱼ·aₖ₋ⱼ, each off-diagonal pair once."""
-    ia = [0] + _nz(a)
+    ia = _support(a)
     z = [None] * (n + 1)
     for x, i in enumerate(ia):
         ai = a[i]
@@ -124,7 +162,7 @@ def _square(a, n, z0):
                     t = t + t
                 z[k] = t if z[k] is None else z[k] + t
     z[0] = z0
-    return [0.0 if c is None else c for c in z]
+    return [ZERO if c is None else c for c in z]
 
 
 def _div(a, b, n, z0):
@@ -138,7 +176,7 @@ def _div(a, b, n, z0):
                 break
             t = b[j] * z[k - j]
             s = -t if s is None else s - t
-        z.append(0.0 if s is None else s / b0)
+        z.append(ZERO if s is None else s / b0)
     return z
 
 
@@ -153,7 +191,7 @@ def _exp(a, n, z0):
                 break
             t = w * z[k - j]
             s = t if s is None else s + t
-        z.append(0.0 if s is None else s / k)
+        z.append(ZERO if s is None else s / k)
     return z
 
 
@@ -172,8 +210,8 @@ def _sin_cos(a, n, s0, c0, hyperbolic):
             else:
                 ss, cs = ss + t, cs + u
         if ss is None:
-            s.append(0.0)
-            c.append(0.0)
+            s.append(ZERO)
+            c.append(ZERO)
         else:
             s.append(ss / k)
             c.append(cs / k if hyperbolic else -cs / k)
@@ -192,7 +230,7 @@ def _log(a, n, z0, a0):
             t = (k - i) * z[k - i] * a[i]
             s = t if s is None else s + t
         if s is None:
-            z.append(0.0 if _zero(a[k]) else a[k] / a0)
+            z.append(ZERO if _zero(a[k]) else a[k] / a0)
         else:
             s = s / k
             z.append((-s if _zero(a[k]) else a[k] - s) / a0)
@@ -214,7 +252,7 @@ def _sqrt(a, n, z0):
             t = z[k // 2] * z[k // 2]
             s = t if s is None else s + t
         if s is None:
-            z.append(0.0 if _zero(a[k]) else a[k] / two_z0)
+            z.append(ZERO if _zero(a[k]) else a[k] / two_z0)
         else:
             z.append((-s if _zero(a[k]) else a[k] - s) / two_z0)
     return z
@@ -232,7 +270,7 @@ def _pow_const(a, c, n, z0, a0):
                 break
             t = (c * j - (k - j)) * a[j] * z[k - j]
             s = t if s is None else s + t
-        z.append(0.0 if s is None else s / (k * a0))
+        z.append(ZERO if s is None else s / (k * a0))
     return z
 
 
@@ -248,7 +286,7 @@ def _tan(a, n, z0, sign):
                 break
             t = v * w[k - j]
             s = t if s is None else s + t
-        z.append(0.0 if s is None else s / k)
+        z.append(ZERO if s is None else s / k)
         q = None                                   # (z²)ₖ
         for i in range(0, (k + 1) // 2):
             t = z[i] * z[k - i]
@@ -272,7 +310,7 @@ def _integrate_quotient(p, u, n, z0):
                 break
             t = (m - j) * u[j] * z[m - j]
             s = -t if s is None else s - t
-        z.append(0.0 if s is None else s / (m * u0))
+        z.append(ZERO if s is None else s / (m * u0))
     return z
 
 
@@ -469,7 +507,7 @@ def _log_rec(shift):
 UNARY = {
     "neg": lambda a, n, z0: [z0] + [p if _zero(p) else -p for p in a[1:]],
     "square": lambda a, n, z0: _square(a, n, z0),
-    "reciprocal": lambda a, n, z0: (_div([1.0] + [0.0] * n, a, n, z0) if _all(a[0] != 0)
+    "reciprocal": lambda a, n, z0: (_div([1.0] + [ZERO] * n, a, n, z0) if _all(a[0] != 0)
                                     else None),
     "abs": _abs,
     "sqrt": lambda a, n, z0: _sqrt(a, n, z0) if _all(z0 != 0) else None,
@@ -513,14 +551,39 @@ def _pow_rec(a, b, n, z0, ain, bin_):
     if not bin_:
         if not _all(a0 != 0):
             return None                        # x**c at x = 0: the rule's conventions
-        if not isinstance(b0, ADNumber) and not _is_array(b0) and b0 == 2:
-            return _square(a, n, z0)
-        return _pow_const(a, b0, n, z0, a0)
+        if not isinstance(b0, ADNumber) and not _is_array(b0) and b0 == int(b0) and 0 < b0 <= 64:
+            return _int_power(a, int(b0), n, z0)
+        if not _normal(z0):
+            return None                        # a₀ᶜ under- or overflows: the recurrence, which
+        return _pow_const(a, b0, n, z0, a0)    # divides by it, would lose every order
     if not _all(a0 > 0):
         return None                            # a**y needs log a
-    log_a = _log(a, n, _op("log")(a0), a0) if ain else [_op("log")(a0)] + [0.0] * n
+    log_a = _log(a, n, _op("log")(a0), a0) if ain else [_op("log")(a0)] + [ZERO] * n
     e = _mul(b, log_a, n, b0 * log_a[0]) if ain else _scale(b, log_a[0], n, b0 * log_a[0])
     return _exp(e, n, z0)
+
+
+def _int_power(a, c, n, z0):
+    """a**c for an int c ≥ 1 by squaring and multiplying: no division by a₀ (whose power may
+    underflow), and exact as nested derivatives are."""
+    out = None
+    while c:
+        if c & 1:
+            out = a if out is None else _mul(out, a, n, out[0] * a[0])
+        c >>= 1
+        if c:
+            a = _square(a, n, a[0] * a[0])
+    return [z0] + out[1:]
+
+
+def _normal(z):
+    """z's base value (every element) is a float far from under- and overflow (mpf: always)."""
+    while isinstance(z, ADNumber):
+        z = z.primal
+    if type(z) is MPF:
+        return True
+    m = np.abs(z)
+    return bool(np.all((m > 1e-290) & (m < 1e290)))
 
 
 def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a² + b²)
@@ -567,14 +630,50 @@ BINARY = {
 
 # ---- the lifts ---------------------------------------------------------------------------------
 
+# The recurrences that solve for a coefficient by a division the derivation from the partials
+# does not make (log: a·z′ = a′, where the derivation multiplies by 1/a); the others compute
+# the derivation's own products (exp: z′ = z·a′), so they agree with it even at an infinity.
+_QUOTIENTS = frozenset(("log", "log1p", "sqrt", "reciprocal", "asin", "acos", "atan", "atan2",
+                        "pow", "hypot"))
+
+
+def _finite(cs, tower=True):
+    """A constant, or a tower whose coefficients of order ≥ 1 have finite base values.  Where
+    one is not, each recurrence's arithmetic (1 + a², b·a′ − a·b′ ...) would place its infs and
+    nans its own way: the derivation from the rule's partials, which defines the result,
+    computes it instead."""
+    if not tower:
+        return True
+    acc = 0.0
+    for c in cs[1:]:
+        if c is not ZERO:
+            while isinstance(c, ADNumber):
+                c = c.primal
+            acc = acc + c
+    d = acc - acc
+    return bool((d == 0).all()) if type(d) is np.ndarray else d == 0
+
+
+def _zero_value(name, px, py):
+    """The value of a primitive when an argument is a structural zero (a derivative series x′
+    may start with one): no term times anything is no term, and no term added changes nothing."""
+    if name == "mul":
+        return ZERO
+    if name == "add":
+        return py if px is ZERO else px
+    if name == "sub":
+        return px if py is ZERO else (ZERO if px is ZERO and py is ZERO else -py)
+    return _op(name)(px, py)
+
+
 def _coeffs(v, tag, n):
-    """v's coefficients 0..n at tag: a tower's own, or a constant's [v, 0.0, ...]."""
+    """v's coefficients 0..n at tag: a tower's own, or a constant's [v, ZERO, ...]."""
     if type(v) is Tower and v.tag is tag:
         c = v.coeffs
         if len(c) == n + 1:
             return c
-        return c[:n + 1] if len(c) > n else c + [0.0] * (n + 1 - len(c))
-    return [v] + [0.0] * n
+        return c[:n + 1] if len(c) > n else c + [ZERO] * (n + 1 - len(c))
+    return [v] + [ZERO] * n
 
 
 def tower1(rule, x):
@@ -588,16 +687,20 @@ def tower1(rule, x):
             kernel = _float_kernel(rule.name, n)
             if kernel is not None:
                 z = kernel(a)
-                t = Tower()
-                t.tag, t.primal, t.coeffs = tag, z[0], z
-                return t
+                s = sum(z)
+                if s - s == 0.0:           # else an overflow: the loops (structural zeros
+                    if a[-1] is ZERO and not _degree(a):       # skipped) say what it is
+                        z = _keep_degree(z, 0)                 # a constant in, a constant out
+                    t = Tower()
+                    t.tag, t.primal, t.coeffs = tag, z[0], z
+                    return t
     if not tag.live and not alive(tag):
         return rule.op(x.primal)
     z0 = rule.op(x.primal)
     if not n:
         return make_tower(tag, [z0])
     rec = UNARY.get(rule.name)
-    z = rec(a, n, z0) if rec is not None else None
+    z = rec(a, n, z0) if rec is not None and (rule.name not in _QUOTIENTS or _finite(a)) else None
     if z is None:
         z = _from_partials(rule, tag, (x,), (True,), n, z0)
     return make_tower(tag, z)
@@ -613,9 +716,15 @@ def tower2(rule, tag, x, y, xin, yin):
                 kernel = _float_kernel(rule.name, len(a) - 1)
                 if kernel is not None:
                     z = kernel(a, b)
-                    t = Tower()
-                    t.tag, t.primal, t.coeffs = tag, z[0], z
-                    return t
+                    s = sum(z)
+                    if s - s == 0.0:
+                        if a[-1] is ZERO or b[-1] is ZERO:   # a polynomial's degree
+                            da, db = _degree(a), _degree(b)
+                            z = _keep_degree(z, da + db if rule.name == "mul" else
+                                             (da if db == 0 else len(a)))
+                        t = Tower()
+                        t.tag, t.primal, t.coeffs = tag, z[0], z
+                        return t
     if xin:
         n = len(x.coeffs) - 1
         if yin:
@@ -634,13 +743,17 @@ def tower2(rule, tag, x, y, xin, yin):
                 x = px
             if not yin:
                 y = py
-    z0 = rule.op(px, py)
+    if px is ZERO or py is ZERO:
+        z0 = _zero_value(rule.name, px, py)
+    else:
+        z0 = rule.op(px, py)
     if n == 0:
         return make_tower(tag, [z0])
-    a = _coeffs(x, tag, n) if xin else [x] + [0.0] * n
-    b = a if (y is x) else (_coeffs(y, tag, n) if yin else [y] + [0.0] * n)
+    a = _coeffs(x, tag, n) if xin else [x] + [ZERO] * n
+    b = a if (y is x) else (_coeffs(y, tag, n) if yin else [y] + [ZERO] * n)
     rec = BINARY.get(rule.name)
-    z = rec(a, b, n, z0, xin, yin) if rec is not None else None
+    z = (rec(a, b, n, z0, xin, yin) if rec is not None and (
+        rule.name not in _QUOTIENTS or _finite(a, xin) and _finite(b, yin)) else None)
     if z is None:
         z = _from_partials(rule, tag, (x, y), (xin, yin), n, z0)
     return make_tower(tag, z)
@@ -686,7 +799,7 @@ def tower_n(op, partials, args, ins, tag, with_result):
         return make_tower(tag, [z0] + _multilinear(op, args, ins, n))
     series = getattr(op, "taylor", None)        # a primitive's own recurrence (solve, inv, det)
     if series is not None:
-        z = series(n, z0, *[_coeffs(a, tag, n) if i else [a] + [0.0] * n
+        z = series(n, z0, *[_coeffs(a, tag, n) if i else [a] + [ZERO] * n
                             for a, i in zip(args, ins)])
         if z is not None:
             return make_tower(tag, z)
@@ -720,7 +833,7 @@ def _multilinear(op, args, ins, n):
                 call[p] = c[j]
             t = op(*call)
             acc = t if acc is None else acc + t
-        out.append(0.0 if acc is None else acc)
+        out.append(ZERO if acc is None else acc)
     return out
 
 
