@@ -82,13 +82,24 @@ def nth_derivative(f, n):
     """
     _order(n, "nth_derivative")
 
+    tail = [1.0] + [ZERO] * (n - 1) if n else []
+    nf = _factorials(n)[n]
+
     def f_n(x):
-        if type(x) is float:
-            cs = _run(f, x, 1.0, n, "nth_derivative", raw=True)
-            c = cs[n]
-            if c is ZERO:
-                return 0.0 if type(cs[0]) is float else _scaled(_typed(cs))[n]
-            return c * _factorials(n)[n] if type(c) is float else _scaled(_typed(cs))[n]
+        if type(x) is float:                    # the common case: a float, a float tower out
+            tag = new_tag(TAYLOR, "nth_derivative")
+            try:
+                t = Tower()
+                t.tag, t.primal, t.coeffs = tag, x, [x] + tail
+                y = f(t)
+                if type(y) is Tower and y.tag is tag and len(y.coeffs) == n + 1:
+                    c = y.coeffs[n]
+                    if type(c) is float:
+                        return c * nf
+                cs = _coefficients(f, x, 1.0, n, y, tag, "nth_derivative")
+            finally:
+                tag.live = False
+            return _scaled(cs)[n]                # typed: structural zeros are zeros now
         x = _scalar_input(x, "nth_derivative")
         return _scaled(_run(f, x, one_like(strip(x)), n, "nth_derivative"))[n]
     return f_n

@@ -689,7 +689,7 @@ def tower1(rule, x):
                 z = kernel(a)
                 s = sum(z)
                 if s - s == 0.0:           # else an overflow: the loops (structural zeros
-                    if a[-1] is ZERO and not _degree(a):       # skipped) say what it is
+                    if a[1] is ZERO and not _degree(a):        # skipped) say what it is
                         z = _keep_degree(z, 0)                 # a constant in, a constant out
                     t = Tower()
                     t.tag, t.primal, t.coeffs = tag, z[0], z
@@ -718,7 +718,8 @@ def tower2(rule, tag, x, y, xin, yin):
                     z = kernel(a, b)
                     s = sum(z)
                     if s - s == 0.0:
-                        if a[-1] is ZERO or b[-1] is ZERO:   # a polynomial's degree
+                        if b[-1] is ZERO and (a[-1] is ZERO or b[1] is ZERO):
+                            # polynomials (mul), or a quotient by a constant (div): the degree
                             da, db = _degree(a), _degree(b)
                             z = _keep_degree(z, da + db if rule.name == "mul" else
                                              (da if db == 0 else len(a)))
