@@ -180,41 +180,40 @@ def _div(a, b, n, z0):
     return z
 
 
+def _weighted(a):
+    """[(j, j·aⱼ)] over the terms of a (j ≥ 1): the coefficients of a′, for the ODE recurrences."""
+    return [(j, j * a[j]) for j in _nz(a)]
+
+
+def _dot(ja, z, k):
+    """Σ_{j ≤ k} wⱼ·zₖ₋ⱼ over (j, wⱼ) in ja, or None if there is no term."""
+    s = None
+    for j, w in ja:
+        if j > k:
+            break
+        t = w * z[k - j]
+        s = t if s is None else s + t
+    return s
+
+
 def _exp(a, n, z0):
     """z = exp a: z′ = z·a′, so zₖ = (1/k)·Σⱼ j·aⱼ·zₖ₋ⱼ."""
-    ja = [(j, j * a[j]) for j in _nz(a)]
+    ja = _weighted(a)
     z = [z0]
     for k in range(1, n + 1):
-        s = None
-        for j, w in ja:
-            if j > k:
-                break
-            t = w * z[k - j]
-            s = t if s is None else s + t
+        s = _dot(ja, z, k)
         z.append(ZERO if s is None else s / k)
     return z
 
 
 def _sin_cos(a, n, s0, c0, hyperbolic):
     """s = sin a, c = cos a (sinh, cosh): s′ = c·a′, c′ = ∓s·a′."""
-    ja = [(j, j * a[j]) for j in _nz(a)]
+    ja = _weighted(a)
     s, c = [s0], [c0]
     for k in range(1, n + 1):
-        ss = cs = None
-        for j, w in ja:
-            if j > k:
-                break
-            t, u = w * c[k - j], w * s[k - j]
-            if ss is None:
-                ss, cs = t, u
-            else:
-                ss, cs = ss + t, cs + u
-        if ss is None:
-            s.append(ZERO)
-            c.append(ZERO)
-        else:
-            s.append(ss / k)
-            c.append(cs / k if hyperbolic else -cs / k)
+        ss, cs = _dot(ja, c, k), _dot(ja, s, k)
+        s.append(ZERO if ss is None else ss / k)
+        c.append(ZERO if cs is None else (cs / k if hyperbolic else -cs / k))
     return s, c
 
 
@@ -276,16 +275,11 @@ def _pow_const(a, c, n, z0, a0):
 
 def _tan(a, n, z0, sign):
     """z = tan a (tanh, sign −1): z′ = (1 ± z²)·a′, the square built alongside."""
-    ja = [(j, j * a[j]) for j in _nz(a)]
+    ja = _weighted(a)
     z = [z0]
     w = [1.0 + z0 * z0 if sign > 0 else 1.0 - z0 * z0]
     for k in range(1, n + 1):
-        s = None
-        for j, v in ja:
-            if j > k:
-                break
-            t = v * w[k - j]
-            s = t if s is None else s + t
+        s = _dot(ja, w, k)
         z.append(ZERO if s is None else s / k)
         q = None                                   # (z²)ₖ
         for i in range(0, (k + 1) // 2):
@@ -335,15 +329,9 @@ def _all(cond):
 # needs skipping), the hot primitives run a function generated for their order n, value
 # included, as dvlad.ops generates the primitives: for n = 6 it is ~4× faster than the loops.
 # An argument that is affine (a₀ + a₁τ: the seed, and any linear function of it) takes a
-# shorter branch.  The terms are those of the general recurrences above.
-
-def _plain(a):
-    """Every coefficient of a is a finite float (or int)."""
-    if type(a[0]) is not float:
-        return False
-    s = sum(a)
-    return type(s) is float and s - s == 0.0
-
+# shorter branch.  The terms are those of the general recurrences above; tower1/tower2 put back
+# the structural zeros above a polynomial's degree and give a result that overflowed to the
+# loops, so that a kernel never changes a value.
 
 def _terms(pairs):
     return " + ".join(f"{p}*{q}" for p, q in pairs)
@@ -389,7 +377,7 @@ def _sin_cos_source(name, n):
     s, c = ("sin", "cos") if neg else ("sinh", "cosh")
     out = "s" if name in ("sin", "sinh") else "c"
     # affine a: the k-th derivatives cycle (s, c, ∓s, ∓c), times pₖ = a₁ᵏ/k!
-    affine = [f"p1 = a1"] + [f"p{k} = p{k - 1}*a1/{k}" for k in range(2, n + 1)]
+    affine = ["p1 = a1"] + [f"p{k} = p{k - 1}*a1/{k}" for k in range(2, n + 1)]
     affine += [f"n0 = {neg}{'c0' if out == 's' else 's0'}", f"m0 = {neg}{out}0"] if neg else []
     cycle = (["c0", "m0", "n0", f"{out}0"] if out == "s" else ["n0", "m0", "s0", f"{out}0"]) \
         if neg else (["c0", "s0"] if out == "s" else ["s0", "c0"])
