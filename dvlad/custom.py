@@ -10,8 +10,9 @@ from .bundle import make_bundle
 from .lift import lift_n
 from .number import ADNumber, newest_tag, strip, strip_dead
 from .structures import flatten, unflatten
-from .tags import FORWARD
+from .tags import FORWARD, TAYLOR
 from .tape import Cotangent, MultiLink, joint_cells
+from .tower import tower_jvp
 
 __all__ = ["primitive", "vector_primitive"]
 
@@ -60,6 +61,11 @@ def vector_primitive(f, jvp, vjp, name=None):
         px = unflatten(tree, [a.primal if i else a for a, i in zip(leaves, ins)])
         y = op(px)
         outs, out_tree = flatten(y, f"{who}'s result")
+        if tag.kind is TAYLOR:
+            def flat_jvp(points, tangents):
+                t = jvp(unflatten(tree, points), unflatten(tree, tangents))
+                return flatten(t, f"{who}'s jvp")[0]
+            return unflatten(out_tree, tower_jvp(tag, leaves, ins, outs, flat_jvp))
         if tag.kind is FORWARD:
             zero = 0 * strip(outs[0]) if outs else 0
             t = unflatten(tree, [a.tangent if i else 0 * strip(a) for a, i in zip(leaves, ins)])

@@ -160,8 +160,11 @@ def _tower_fix(F, xp, y, tag, tol, max_iter, known):
     """Taylor tag: with x* fixed, iterate the coefficients c₁…cₙ of every leaf together,
     c ← coefficients of f(x* + c₁τ + … + cₙτⁿ).  The map is block triangular (cₖ depends on
     c₁…cₖ only, through ∂f/∂x·cₖ), so it converges as the tangent iteration does, order by order."""
-    n = tower_order(y, tag)
+    # the order of the towers f closes over (y = f(x₀) may not show them: f branches on x)
+    n = tower_order(y, tag) or tower_order(F(xp), tag)
     m = len(xp)
+    if not n:
+        return xp
 
     def towers(cs):
         return [make_tower(tag, [a] + cs[i * n:(i + 1) * n]) for i, a in enumerate(xp)]

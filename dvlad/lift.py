@@ -137,7 +137,7 @@ def _lift2(rule, x, y):
 def _scaled(d, t):
     """d·t for a scalar partial d and tangent t: no multiplication when either is ±1 (the seed
     of a derivative is 1.0; add and sub have partials ±1)."""
-    if type(d) is float:
+    if type(d) is float and type(t) is not int:         # 1.0·int would be a float
         if d == 1.0:
             return t
         if d == -1.0:

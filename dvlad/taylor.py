@@ -16,10 +16,10 @@ import operator
 import numpy as np
 
 from .api import _is_zero, _real, _same_shapes
-from .base import one_like, zero_like
+from .base import MPF, one_like, zero_like
 from .bundle import Bundle, make_bundle
 from .number import ADNumber, strip, strip_dead
-from .structures import flatten, in_object_array, leaf, unflatten
+from .structures import flatten, in_object_array, leaf, map_leaves, unflatten
 from .tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
 from .tower import ZERO, Tower, make_tower
 
@@ -62,12 +62,14 @@ def derivatives(f, n):
 
     def all_derivatives(x):
         if type(x) is float:
-            cs = _run(f, x, 1.0, n, "derivatives", raw=True)
+            sc = _seed_scale(n, x)
+            cs = _run(f, x, sc, n, "derivatives", raw=True)
             if type(cs[0]) is float and type(sum(cs)) is float:     # ZERO·k! is a plain 0.0
-                return list(map(operator.mul, cs, _factorials(n)))
-            return _scaled(_typed(cs))
+                return list(map(operator.mul, cs, _factors(n, sc)))
+            return _scaled(_typed(cs), sc)
         x = _scalar_input(x, "derivatives")
-        return _scaled(_run(f, x, one_like(strip(x)), n, "derivatives"))
+        sc = _seed_scale(n, x)
+        return _scaled(_run(f, x, one_like(strip(x)) * sc, n, "derivatives"), sc)
     return all_derivatives
 
 
@@ -82,8 +84,9 @@ def nth_derivative(f, n):
     """
     _order(n, "nth_derivative")
 
-    tail = [1.0] + [ZERO] * (n - 1) if n else []
-    nf = _factorials(n)[n]
+    sc = _seed_scale(n, 0.0)
+    tail = [sc] + [ZERO] * (n - 1) if n else []
+    nf = _factors(n, sc)[n]
 
     def f_n(x):
         if type(x) is float:                    # the common case: a float, a float tower out
@@ -96,12 +99,13 @@ def nth_derivative(f, n):
                     c = y.coeffs[n]
                     if type(c) is float:
                         return c * nf
-                cs = _coefficients(f, x, 1.0, n, y, tag, "nth_derivative")
+                cs = _coefficients(f, x, sc, n, y, tag, "nth_derivative")
             finally:
                 tag.live = False
-            return _scaled(cs)[n]                # typed: structural zeros are zeros now
+            return _scaled(cs, sc)[n]            # typed: structural zeros are zeros now
         x = _scalar_input(x, "nth_derivative")
-        return _scaled(_run(f, x, one_like(strip(x)), n, "nth_derivative"))[n]
+        s = _seed_scale(n, x)
+        return _scaled(_run(f, x, one_like(strip(x)) * s, n, "nth_derivative"), s)[n]
     return f_n
 
 
@@ -113,7 +117,10 @@ def directional_derivatives(f, x, v, n):
     [2.0, 4.0, 4.0, 0.0]
     """
     _order(n, "directional_derivatives")
-    return _scaled(_run(f, x, v, n, "directional_derivatives"))
+    sc = _seed_scale(n, x)
+    if sc != 1.0:
+        v = map_leaves(lambda c: c * sc, v, "directional_derivatives' direction")
+    return _scaled(_run(f, x, v, n, "directional_derivatives"), sc)
 
 
 def _order(n, who):
@@ -146,11 +153,59 @@ def _factorials(n):
     return out
 
 
-def _scaled(coeffs):
-    """Taylor coefficients to derivatives: cₖ·k!."""
-    out = coeffs[:2]
-    for kf, c in zip(_factorials(len(coeffs) - 1)[2:], coeffs[2:]):
+def _scaled(coeffs, sc=1.0):
+    """Taylor coefficients to derivatives: cₖ·k! (cₖ·k!/scᵏ for a seed scaled by sc)."""
+    out = coeffs[:1]
+    for kf, c in zip(_factors(len(coeffs) - 1, sc)[1:], coeffs[1:]):
         out.append(c * kf if type(c) is float else _map(lambda c, kf=kf: c * kf, c))
+    return out
+
+
+def _seed_scale(n, x):
+    """The scale s of the seed x + s·τ for order n: 1 while every k! (k ≤ n) is far inside the
+    range of x's floating type, else n/e.  cₖ = f⁽ᵏ⁾/k! leaves the range long before f⁽ᵏ⁾
+    does (float64: 171! overflows, and exp(x/2)'s c₁₆₀ ≈ 1e-333 underflows to 0); with the seed
+    scaled, cₖ·sᵏ ≈ f⁽ᵏ⁾·(s·e/k)ᵏ stays near f⁽ᵏ⁾ at k ≈ n, and f⁽ᵏ⁾ = cₖ·(k!/sᵏ)."""
+    b = x
+    while not isinstance(b, (float, int)) and type(b) is not MPF:
+        if isinstance(b, ADNumber):
+            b = b.primal
+        elif isinstance(b, (np.ndarray, np.generic)):
+            break
+        else:                                   # a structure: its first leaf
+            leaves = flatten(b, "the point")[0]
+            if not leaves:
+                return 1.0
+            b = leaves[0]
+    if type(b) is MPF:
+        return 1.0
+    dtype = b.dtype if isinstance(b, (np.ndarray, np.generic)) and b.dtype.kind == "f" \
+        else np.dtype(np.float64)
+    return 1.0 if n <= _safe_order(dtype) else n / math.e
+
+
+_SAFE = {}
+
+
+def _safe_order(dtype):
+    """The largest k with k! < √(1/tiny) of a floating type: 98 for float64, 20 for float32."""
+    k = _SAFE.get(dtype)
+    if k is None:
+        bound, k, f = 1.0 / math.sqrt(float(np.finfo(dtype).tiny)), 0, 1
+        while f * (k + 1) < bound:
+            k += 1
+            f *= k
+        k = _SAFE[dtype] = k
+    return k
+
+
+def _factors(n, sc=1.0):
+    """[k!/scᵏ for k = 0..n]: k! itself (exact, floats while exact) when sc is 1."""
+    if sc == 1.0:
+        return _factorials(n)
+    out = [1.0]
+    for k in range(1, n + 1):
+        out.append(out[-1] * k / sc)
     return out
 
 

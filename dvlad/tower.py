@@ -82,6 +82,20 @@ def _zero(c):
     return c is ZERO
 
 
+def _sum0(p, q, sign):
+    """p ± q, ZERO-aware (ZERO is a float to numpy, which would widen float32)."""
+    if q is ZERO:
+        return p
+    if p is ZERO:
+        return q if sign > 0 else -q
+    return p + q if sign > 0 else p - q
+
+
+def _times0(p, q):
+    """p·q, ZERO if either is: ZERO is a float to numpy, which would widen float32."""
+    return ZERO if p is ZERO or q is ZERO else p * q
+
+
 def _support(a):
     """The indices of a's coefficients that are not structural zeros, 0 included (a derivative
     series, x′, may have none at order 0)."""
@@ -112,7 +126,7 @@ def _op(name):
 # computed by the primitive itself one level down; n is the order.
 
 def _add(a, b, n, sign):
-    z = [a[0] + b[0] if sign > 0 else a[0] - b[0]]
+    z = [_sum0(a[0], b[0], sign)]
     for k in range(1, n + 1):
         p, q = a[k], b[k]
         if _zero(q):
@@ -174,8 +188,9 @@ def _div(a, b, n, z0):
         for j in ib:
             if j > k:
                 break
-            t = b[j] * z[k - j]
-            s = -t if s is None else s - t
+            if not _zero(z[k - j]):
+                t = b[j] * z[k - j]
+                s = -t if s is None else s - t
         z.append(ZERO if s is None else s / b0)
     return z
 
@@ -191,8 +206,9 @@ def _dot(ja, z, k):
     for j, w in ja:
         if j > k:
             break
-        t = w * z[k - j]
-        s = t if s is None else s + t
+        if not _zero(z[k - j]):
+            t = w * z[k - j]
+            s = t if s is None else s + t
     return s
 
 
@@ -226,8 +242,9 @@ def _log(a, n, z0, a0):
         for i in ia:
             if i >= k:
                 break
-            t = (k - i) * z[k - i] * a[i]
-            s = t if s is None else s + t
+            if not _zero(z[k - i]):
+                t = (k - i) * z[k - i] * a[i]
+                s = t if s is None else s + t
         if s is None:
             z.append(ZERO if _zero(a[k]) else a[k] / a0)
         else:
@@ -243,8 +260,9 @@ def _sqrt(a, n, z0):
     for k in range(1, n + 1):
         s = None
         for j in range(1, (k + 1) // 2):
-            t = z[j] * z[k - j]
-            s = t if s is None else s + t
+            if not (_zero(z[j]) or _zero(z[k - j])):
+                t = z[j] * z[k - j]
+                s = t if s is None else s + t
         if s is not None:
             s = s + s
         if k % 2 == 0 and not _zero(z[k // 2]):
@@ -267,8 +285,9 @@ def _pow_const(a, c, n, z0, a0):
         for j in ia:
             if j > k:
                 break
-            t = (c * j - (k - j)) * a[j] * z[k - j]
-            s = t if s is None else s + t
+            if not _zero(z[k - j]):
+                t = (c * j - (k - j)) * a[j] * z[k - j]
+                s = t if s is None else s + t
         z.append(ZERO if s is None else s / (k * a0))
     return z
 
@@ -283,12 +302,15 @@ def _tan(a, n, z0, sign):
         z.append(ZERO if s is None else s / k)
         q = None                                   # (z²)ₖ
         for i in range(0, (k + 1) // 2):
-            t = z[i] * z[k - i]
+            if not (_zero(z[i]) or _zero(z[k - i])):
+                t = z[i] * z[k - i]
+                q = t if q is None else q + t
+        if q is not None:
+            q = q + q
+        if k % 2 == 0 and not _zero(z[k // 2]):
+            t = z[k // 2] * z[k // 2]
             q = t if q is None else q + t
-        q = q + q
-        if k % 2 == 0:
-            q = q + z[k // 2] * z[k // 2]
-        w.append(q if sign > 0 else -q)
+        w.append(ZERO if q is None else (q if sign > 0 else -q))
     return z
 
 
@@ -302,8 +324,9 @@ def _integrate_quotient(p, u, n, z0):
         for j in iu:
             if j >= m:
                 break
-            t = (m - j) * u[j] * z[m - j]
-            s = -t if s is None else s - t
+            if not _zero(z[m - j]):
+                t = (m - j) * u[j] * z[m - j]
+                s = -t if s is None else s - t
         z.append(ZERO if s is None else s / (m * u0))
     return z
 
@@ -571,7 +594,10 @@ def _normal(z):
     if type(z) is MPF:
         return True
     m = np.abs(z)
-    return bool(np.all((m > 1e-290) & (m < 1e290)))
+    info = np.finfo(m.dtype if isinstance(m, (np.ndarray, np.generic)) and m.dtype.kind == "f"
+                    else np.float64)
+    # far from both ends: a₀ᶜ's neighbours in the recurrence (a₀ᶜ⁻ᵏ) stay representable
+    return bool(np.all((m > info.tiny / info.eps) & (m < info.max * info.eps)))
 
 
 def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a² + b²)
@@ -580,7 +606,8 @@ def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a
         return None
     u = _add(_square(a, n - 1, a0 * a0), _square(b, n - 1, b0 * b0), n - 1, 1)
     da, db = _derivative(a, n), _derivative(b, n)
-    p = _add(_mul(b, da, n - 1, b0 * da[0]), _mul(a, db, n - 1, a0 * db[0]), n - 1, -1)
+    p = _add(_mul(b, da, n - 1, _times0(b0, da[0])), _mul(a, db, n - 1, _times0(a0, db[0])),
+             n - 1, -1)
     return _integrate_quotient(p, u, n, z0)
 
 
@@ -745,7 +772,7 @@ def tower2(rule, tag, x, y, xin, yin):
         rule.name not in _QUOTIENTS or _finite(a, xin) and _finite(b, yin)) else None)
     if z is None:
         z = _from_partials(rule, tag, (x, y), (xin, yin), n, z0)
-    return make_tower(tag, z)
+    return make_tower(tag, _fit(z))
 
 
 def _truncate(v, tag, n):
@@ -768,10 +795,92 @@ def _from_partials(rule, tag, args, ins, n, z0):
     p = None
     for a, i, d in zip(args, ins, partials):
         if i:
-            term = d(*low, r_low) * make_tower(tag, _derivative(a.coeffs, n))
+            da = _derivative(a.coeffs, n)
+            if _is_array(z0):
+                with np.errstate(invalid="ignore"):        # inf·0: see _unreached
+                    term = _dot_partial(d(*low, r_low), da, a.primal) * make_tower(tag, da)
+                term = _unreached(term, da, tag)
+            else:
+                term = d(*low, r_low) * make_tower(tag, da)
             p = term if p is None else p + term
     q = _series_of(p, tag, n - 1)
-    return [z0] + [c if _zero(c) else c / m for m, c in enumerate(q, 1)]
+    return _fit([z0] + [c if _zero(c) else c / m for m, c in enumerate(q, 1)])
+
+
+def _dot_partial(d, da, like):
+    """An array partial made of Python constants (np.where(c, 1.0, 0.5)) is float64: it takes
+    the argument's floating type, so that it does not widen float32 (as lift._times does)."""
+    b = like
+    while isinstance(b, ADNumber):
+        b = b.primal
+    if type(d) is np.ndarray and type(b) is np.ndarray and d.dtype != b.dtype \
+            and b.dtype.kind == "f" and d.dtype.itemsize > b.dtype.itemsize:
+        return d.astype(b.dtype)
+    return d
+
+
+def _unreached(term, da, tag):
+    """An element whose every coefficient of x′ is 0 contributes nothing, even where the partial
+    is infinite (sqrt at 0 along a direction with a 0 there), as in forward mode."""
+    cs = _series_of(term, tag, len(da) - 1)
+    base = cs[0]
+    while isinstance(base, ADNumber):
+        base = base.primal
+    if type(base) is not np.ndarray or np.isfinite(base).all():
+        return term
+    still = None                                   # the elements some coefficient of x′ moves
+    for c in da:
+        if not _zero(c):
+            while isinstance(c, ADNumber):
+                c = c.primal
+            moved = c != 0
+            still = moved if still is None else still | moved
+    if still is None or still.all():
+        return term
+    where = ARRAYS()["where"]
+    return make_tower(tag, [c if _zero(c) else where(still, c, 0.0) for c in cs])
+
+
+def ARRAYS():
+    """dvlad's array primitives (where, broadcast_to), bound once dvlad.arrays is imported."""
+    from .lift import ARRAY_OPS
+    return ARRAY_OPS
+
+
+def _fit(z):
+    """Coefficients broadcast to the shape of the value: a constant array operand (t + A) gives
+    z₀ its shape, while z₁… came from the tower alone."""
+    b = z[0]
+    while isinstance(b, ADNumber):
+        b = b.primal
+    if type(b) is not np.ndarray:
+        return z
+    shape = b.shape
+    out = [z[0]]
+    for c in z[1:]:
+        if not _zero(c):
+            cb = c
+            while isinstance(cb, ADNumber):
+                cb = cb.primal
+            if np.shape(cb) != shape:
+                c = ARRAYS()["broadcast_to"](c, shape)
+        out.append(c)
+    return out
+
+
+def tower_jvp(tag, leaves, ins, outs, jvp):
+    """Towers of a vector primitive's outputs ``outs`` (its values at the primals) from its
+    Jacobian-vector product, as :func:`_from_partials` does: zₘ = (J(x)·x′)ₘ₋₁/m.
+    ``jvp(points, tangents)`` takes and returns flat lists."""
+    n = min(len(a.coeffs) for a, i in zip(leaves, ins) if i) - 1
+    if n == 0:
+        return [make_tower(tag, [z0]) for z0 in outs]
+    low = [make_tower(tag, a.coeffs[:n]) if i else a for a, i in zip(leaves, ins)]
+    dx = [make_tower(tag, _dense(_derivative(a.coeffs, n))) if i else 0 * a
+          for a, i in zip(leaves, ins)]
+    return [make_tower(tag, _fit([z0] + [c if _zero(c) else c / m
+                                         for m, c in enumerate(_series_of(t, tag, n - 1), 1)]))
+            for z0, t in zip(outs, jvp(low, dx))]
 
 
 def tower_n(op, partials, args, ins, tag, with_result):

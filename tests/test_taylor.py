@@ -1267,3 +1267,74 @@ def test_naming_convention_holds(x):
     # along v the k-th entry is v^k f^(k)
     dd = ad.directional_derivatives(f, x, 2.0, 5)
     assert_all_close(dd, [d[k] * 2.0 ** k for k in range(6)], 1e-14, "v = 2")
+
+
+# ---- found in review: each a value that was silently wrong, or an error -----------------------
+
+def test_constant_array_operand_broadcasts_every_coefficient():
+    """t + A: c₀ takes A's shape, and so must c₁…, or a sum counts the derivative once."""
+    A = np.array([1.0, 2.0])
+    assert ad.derivatives(lambda t: np.sum(t + A), 2)(0.5) == [4.0, 2.0, 0.0]
+    assert ad.derivatives(lambda t: np.sum(ad.maximum(t, A / 10)), 1)(0.5) == [1.0, 2.0]
+    got = ad.derivatives(lambda t: (t + A) @ A, 2)(0.5)
+    want = [ad.jvp(lambda t: (t + A) @ A, 0.5, 1.0)[0], 3.0, 0.0]
+    assert got == want
+    c = ad.taylor(lambda x: np.sum(x + np.ones((3, 2))), np.zeros(2), 2, np.ones(2))
+    assert c[1] == ad.jvp(lambda x: np.sum(x + np.ones((3, 2))), np.zeros(2), np.ones(2))[1] == 6.0
+
+
+def test_fixed_point_whose_tower_appears_after_the_first_step():
+    g = lambda a: ad.fixed_point(lambda y: (y + a / y) / 2 if y > 1.5 else 2.5, 1.0)  # noqa: E731
+    assert_agree(ad.derivatives(g, 3)(4.0), ad.derivatives(ad.sqrt, 3)(4.0), 1e-12)
+
+
+def test_float32_power_near_underflow_keeps_its_precision():
+    x = np.float32(1e-18)
+    got = ad.derivatives(lambda t: t ** 2.45, 1)(x)[1]
+    want = 2.45 * mpmath.mpf(float(x)) ** 1.45
+    assert type(got) is np.float32 and abs(got - want) <= 1e-5 * want     # was 8% off
+    assert got == ad.derivative(lambda t: t ** 2.45)(x)
+
+
+@pytest.mark.parametrize("f", [lambda x: ad.atan2(x, 2.0), lambda x: ad.atan2(2.0, x),
+                               lambda x: ad.maximum(x, 0.7), lambda x: ad.hypot(x, 1.0),
+                               lambda x: ad.tan(x), lambda x: ad.asin(x / 2.0)],
+                         ids=["atan2-x", "atan2-y", "maximum", "hypot", "tan", "asin"])
+def test_float32_stays_float32_in_every_coefficient(f):
+    x, v = np.array([0.5, 1.0], np.float32), np.ones(2, np.float32)
+    cs = ad.taylor(f, x, 3, v)
+    assert [np.asarray(c).dtype for c in cs] == [np.float32] * 4
+    assert_all_close(cs, ad.taylor(f, x.astype(np.float64), 3, v.astype(np.float64)), 1e-5)
+
+
+def test_vector_primitive_in_a_tower():
+    norm2 = ad.vector_primitive(lambda x: x[0] ** 2 + x[1] ** 2,
+                                lambda x, t: 2 * (x[0] * t[0] + x[1] * t[1]),
+                                lambda x, s: (2 * x[0] * s, 2 * x[1] * s))
+    assert ad.derivatives(lambda t: norm2((t, 2.0 * t)), 3)(1.0) == [5.0, 10.0, 10.0, 0.0]
+    f = lambda t: ad.sin(norm2((t, 2.0 * ad.exp(t))))  # noqa: E731
+    assert_agree(ad.derivatives(f, 3)(0.3), nested_derivatives(f, 3)(0.3), 1e-10)
+
+
+def test_high_orders_neither_underflow_nor_overflow():
+    """cₖ = f⁽ᵏ⁾/k! leaves the float range long before f⁽ᵏ⁾ does: k! overflows at 171."""
+    for n in (120, 155, 160, 200):
+        got = ad.nth_derivative(lambda x: ad.exp(0.5 * x), n)(0.0)
+        assert abs(got - 0.5 ** n) <= 1e-12 * 0.5 ** n, (n, got)
+    assert ad.nth_derivative(lambda x: x * x, 171)(1.0) == 0.0
+    assert ad.derivatives(lambda x: x * x, 200)(1.0)[:2] == [1.0, 2.0]
+    got = ad.nth_derivative(lambda x: ad.exp(0.5 * x), 32)(np.float32(0.0))
+    assert abs(got - 0.5 ** 32) <= 1e-5 * 0.5 ** 32
+    d = ad.directional_derivatives(lambda p: ad.exp(0.5 * p[0]), (0.0,), (1.0,), 160)
+    assert abs(d[-1] - 0.5 ** 160) <= 1e-12 * 0.5 ** 160
+    with mp.workdps(30):
+        d = ad.nth_derivative(ad.sin, 200)(mpmath.mpf("0.3"))
+        assert abs(d - mpmath.sin(mpmath.mpf("0.3"))) < mpmath.mpf(10) ** -25   # 200 ≡ 0 mod 4
+
+
+def test_a_zero_direction_element_at_a_kink_contributes_nothing():
+    x, v = np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    got = ad.directional_derivatives(ad.sqrt, x, v, 2)
+    want = [ad.sqrt(x), ad.jvp(ad.sqrt, x, v)[1]]
+    assert_all_close(got[:2], want, 1e-15)
+    assert got[2][0] == 0.0 and got[2][1] == -0.25
