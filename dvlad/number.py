@@ -1,4 +1,5 @@
-"""What bundles and tape cells share: Python's number protocols, made loud where they would lie.
+"""What bundles, tape cells and Taylor towers share: Python's number protocols, made loud where
+they would lie.
 
 Arithmetic dunders (``+``, ``*``, ``**``...) are installed by :mod:`dvlad.ops`, each a one-line
 delegation to the primitive of the rule table.  This module holds the rest of the protocol:
@@ -14,7 +15,8 @@ from .tags import PerturbedConversionError, alive
 
 
 class ADNumber:
-    """A number carrying a perturbation: a :class:`Bundle` or a :class:`TapeCell`."""
+    """A number carrying a perturbation: a :class:`Bundle`, a :class:`TapeCell` or a
+    :class:`~dvlad.tower.Tower`."""
 
     __slots__ = ()
     __hash__ = None

@@ -66,10 +66,10 @@ def derivatives(f, n):
             cs = _run(f, x, sc, n, "derivatives", raw=True)
             if type(cs[0]) is float and type(sum(cs)) is float:     # ZERO·k! is a plain 0.0
                 return list(map(operator.mul, cs, _factors(n, sc)))
-            return _scaled(_typed(cs), sc)
+            return _to_derivatives(_typed(cs), sc)
         x = _scalar_input(x, "derivatives")
         sc = _seed_scale(n, x)
-        return _scaled(_run(f, x, one_like(strip(x)) * sc, n, "derivatives"), sc)
+        return _to_derivatives(_run(f, x, one_like(strip(x)) * sc, n, "derivatives"), sc)
     return all_derivatives
 
 
@@ -102,10 +102,10 @@ def nth_derivative(f, n):
                 cs = _coefficients(f, x, sc, n, y, tag, "nth_derivative")
             finally:
                 tag.live = False
-            return _scaled(cs, sc)[n]            # typed: structural zeros are zeros now
+            return _to_derivatives(cs, sc)[n]            # typed: structural zeros are zeros now
         x = _scalar_input(x, "nth_derivative")
         s = _seed_scale(n, x)
-        return _scaled(_run(f, x, one_like(strip(x)) * s, n, "nth_derivative"), s)[n]
+        return _to_derivatives(_run(f, x, one_like(strip(x)) * s, n, "nth_derivative"), s)[n]
     return f_n
 
 
@@ -120,7 +120,7 @@ def directional_derivatives(f, x, v, n):
     sc = _seed_scale(n, x)
     if sc != 1.0:
         v = map_leaves(lambda c: c * sc, v, "directional_derivatives' direction")
-    return _scaled(_run(f, x, v, n, "directional_derivatives"), sc)
+    return _to_derivatives(_run(f, x, v, n, "directional_derivatives"), sc)
 
 
 def _order(n, who):
@@ -153,7 +153,7 @@ def _factorials(n):
     return out
 
 
-def _scaled(coeffs, sc=1.0):
+def _to_derivatives(coeffs, sc=1.0):
     """Taylor coefficients to derivatives: cₖ·k! (cₖ·k!/scᵏ for a seed scaled by sc)."""
     out = coeffs[:1]
     for kf, c in zip(_factors(len(coeffs) - 1, sc)[1:], coeffs[1:]):

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from mpmath import mp
 
 import dvlad as ad
+from dvlad import kernels as K
 from dvlad import tower as T
 from dvlad.rules import RULES, TABLE
 from dvlad.tags import TAYLOR, new_tag
@@ -314,7 +315,7 @@ def test_nth_derivative_is_the_last_of_derivatives():
 def test_high_order_beyond_the_generated_kernels():
     """Past the unrolled kernels (order > _UNROLL: the loops), against closed forms:
     (sin·exp)⁽ᵏ⁾ = 2^(k/2)·eˣ·sin(x + kπ/4) and (1/(2 − t))⁽ᵏ⁾ = k!/(2 − t)^(k+1)."""
-    n = T._UNROLL + 4
+    n = K._UNROLL + 4
     x = 0.3
     got = ad.taylor(lambda t: ad.sin(t) * ad.exp(t), x, n)
     for k, c in enumerate(got):
@@ -428,11 +429,11 @@ def test_pow_constant_exponent_recurrence_equals_derivation(exponent, kind):
         _check_coefficients(ad.pow(x, c).coeffs, want, kind, f"dvlad.pow(x, {exponent})")
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, T._UNROLL])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, K._UNROLL])
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
-@pytest.mark.parametrize("name", sorted(T._SOURCES))
+@pytest.mark.parametrize("name", sorted(K._SOURCES))
 def test_generated_float_kernel_equals_the_loop_recurrence(name, pattern, n):
-    kernel = T._float_kernel(name, n)
+    kernel = K._float_kernel(name, n)
     assert kernel is not None
     cs = _coeffs(UNARY_POINTS.get(name, "0.7"), pattern, "float")
     a = (cs + [0.0] * n)[:n + 1]
@@ -677,7 +678,7 @@ def test_a_derivative_does_not_depend_on_the_order_asked_for(label, f, x):
     """f⁽ᵏ⁾ from derivatives(f, 6) (the generated float kernels) and from
     derivatives(f, _UNROLL + 2) (the loops) are the same numbers."""
     short = ad.derivatives(f, 6)(x)
-    long = ad.derivatives(f, T._UNROLL + 2)(x)[:7]
+    long = ad.derivatives(f, K._UNROLL + 2)(x)[:7]
     assert_agree(short, long, 1e-12, label)
 
 

@@ -1,0 +1,489 @@
+"""Truncated power series: the recurrences of Taylor towers, lists of coefficients in and out.
+
+Each function takes the coefficients [a₀, …, aₙ] of its arguments (a constant is
+[c, ZERO, …, ZERO]) and the value z₀, computed by the primitive itself one level down, and returns
+[z₀, …, zₙ]; the coefficients may be floats, mpf, arrays or AD numbers of older tags, so the
+arithmetic is Python's (overloaded) arithmetic.  :data:`UNARY` and :data:`BINARY` say which
+recurrence serves which primitive of the rule table; :mod:`dvlad.tower` lifts them onto towers,
+and :mod:`dvlad.kernels` generates straight-line float versions of the hot ones.  The formulas are
+those of Griewank & Walther, *Evaluating Derivatives*, ch. 13; notes/higher-order.md has the table.
+"""
+import numpy as np
+
+from .base import MPF
+from .number import ADNumber
+from .rules import RULES
+
+
+class _NoTerm(float):
+    """The type of :data:`ZERO`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ZERO"
+
+
+#: The structural zero: "no term of this order", as in a seed x₀ + 1·τ or a constant.  Terms
+#: with it are skipped; arithmetic on it gives a plain 0.0 (a computed zero, never skipped).
+ZERO = _NoTerm(0.0)
+
+
+def _nz(a):
+    """The indices j ≥ 1 of a's coefficients that are not structural zeros."""
+    return [j for j in range(1, len(a)) if a[j] is not ZERO]
+
+
+def _zero(c):
+    return c is ZERO
+
+
+def _sum0(p, q, sign):
+    """p ± q, ZERO-aware (ZERO is a float to numpy, which would widen float32)."""
+    if q is ZERO:
+        return p
+    if p is ZERO:
+        return q if sign > 0 else -q
+    return p + q if sign > 0 else p - q
+
+
+def _times0(p, q):
+    """p·q, ZERO if either is: ZERO is a float to numpy, which would widen float32."""
+    return ZERO if p is ZERO or q is ZERO else p * q
+
+
+def _support(a):
+    """The indices of a's coefficients that are not structural zeros, 0 included (a derivative
+    series, x′, may have none at order 0)."""
+    return [j for j in range(len(a)) if a[j] is not ZERO]
+
+
+def _degree(a):
+    """The highest index of a coefficient of a that is not a structural zero (0 if none)."""
+    k = len(a) - 1
+    while k and a[k] is ZERO:
+        k -= 1
+    return k
+
+
+def _keep_degree(z, d):
+    """z (a kernel's result, every coefficient computed) with the structural zeros the loops
+    would leave above degree d: ZERO·c = 0 as a number, but ZERO·inf must stay 'no term'."""
+    n = len(z) - 1
+    return z if d >= n else z[:d + 1] + [ZERO] * (n - d)
+
+
+def _op(name):
+    return RULES[name].op
+
+
+# ---- the recurrences: lists of coefficients in, lists out -------------------------------------
+# a, b are the arguments' coefficients (a constant is [c, ZERO, ..., ZERO]); z0 is the value,
+# computed by the primitive itself one level down; n is the order.
+
+def _add(a, b, n, sign):
+    z = [_sum0(a[0], b[0], sign)]
+    for k in range(1, n + 1):
+        p, q = a[k], b[k]
+        if _zero(q):
+            z.append(p)
+        elif _zero(p):
+            z.append(q if sign > 0 else -q)
+        else:
+            z.append(p + q if sign > 0 else p - q)
+    return z
+
+
+def _mul(a, b, n, z0):
+    """zₖ = Σⱼ aⱼ·bₖ₋ⱼ."""
+    ia, ib = _support(a), _support(b)
+    z = [None] * (n + 1)
+    for i in ia:
+        ai = a[i]
+        for j in ib:
+            k = i + j
+            if k > n:
+                break
+            if k:
+                t = ai * b[j]
+                z[k] = t if z[k] is None else z[k] + t
+    z[0] = z0
+    return [ZERO if c is None else c for c in z]
+
+
+def _scale(a, c, n, z0):
+    """z = a·c for a constant c."""
+    return [z0] + [p if _zero(p) else p * c for p in a[1:n + 1]]
+
+
+def _square(a, n, z0):
+    """zₖ = Σⱼ aⱼ·aₖ₋ⱼ, each off-diagonal pair once."""
+    ia = _support(a)
+    z = [None] * (n + 1)
+    for x, i in enumerate(ia):
+        ai = a[i]
+        for j in ia[x:]:
+            k = i + j
+            if k > n:
+                break
+            if k:
+                t = ai * a[j]
+                if i != j:
+                    t = t + t
+                z[k] = t if z[k] is None else z[k] + t
+    z[0] = z0
+    return [ZERO if c is None else c for c in z]
+
+
+def _div(a, b, n, z0):
+    """z = a/b: b·z = a, so zₖ = (aₖ − Σ_{j≥1} bⱼ·zₖ₋ⱼ)/b₀."""
+    ib, b0 = _nz(b), b[0]
+    z = [z0]
+    for k in range(1, n + 1):
+        s = None if _zero(a[k]) else a[k]
+        for j in ib:
+            if j > k:
+                break
+            if not _zero(z[k - j]):
+                t = b[j] * z[k - j]
+                s = -t if s is None else s - t
+        z.append(ZERO if s is None else s / b0)
+    return z
+
+
+def _weighted(a):
+    """[(j, j·aⱼ)] over the terms of a (j ≥ 1): the coefficients of a′, for the ODE recurrences."""
+    return [(j, j * a[j]) for j in _nz(a)]
+
+
+def _dot(ja, z, k):
+    """Σ_{j ≤ k} wⱼ·zₖ₋ⱼ over (j, wⱼ) in ja, or None if there is no term."""
+    s = None
+    for j, w in ja:
+        if j > k:
+            break
+        if not _zero(z[k - j]):
+            t = w * z[k - j]
+            s = t if s is None else s + t
+    return s
+
+
+def _exp(a, n, z0):
+    """z = exp a: z′ = z·a′, so zₖ = (1/k)·Σⱼ j·aⱼ·zₖ₋ⱼ."""
+    ja = _weighted(a)
+    z = [z0]
+    for k in range(1, n + 1):
+        s = _dot(ja, z, k)
+        z.append(ZERO if s is None else s / k)
+    return z
+
+
+def _sin_cos(a, n, s0, c0, hyperbolic):
+    """s = sin a, c = cos a (sinh, cosh): s′ = c·a′, c′ = ∓s·a′."""
+    ja = _weighted(a)
+    s, c = [s0], [c0]
+    for k in range(1, n + 1):
+        ss, cs = _dot(ja, c, k), _dot(ja, s, k)
+        s.append(ZERO if ss is None else ss / k)
+        c.append(ZERO if cs is None else (cs / k if hyperbolic else -cs / k))
+    return s, c
+
+
+def _log(a, n, z0, a0):
+    """z = log a: a·z′ = a′, so zₖ = (aₖ − (1/k)·Σ_{1≤j<k} j·zⱼ·aₖ₋ⱼ)/a₀ (log1p: a₀ is 1 + a₀)."""
+    ia = _nz(a)
+    z = [z0]
+    for k in range(1, n + 1):
+        s = None
+        for i in ia:
+            if i >= k:
+                break
+            if not _zero(z[k - i]):
+                t = (k - i) * z[k - i] * a[i]
+                s = t if s is None else s + t
+        if s is None:
+            z.append(ZERO if _zero(a[k]) else a[k] / a0)
+        else:
+            s = s / k
+            z.append((-s if _zero(a[k]) else a[k] - s) / a0)
+    return z
+
+
+def _sqrt(a, n, z0):
+    """z = √a: z·z = a, so zₖ = (aₖ − Σ_{1≤j<k} zⱼ·zₖ₋ⱼ)/(2z₀)."""
+    z = [z0]
+    two_z0 = z0 + z0
+    for k in range(1, n + 1):
+        s = None
+        for j in range(1, (k + 1) // 2):
+            if not (_zero(z[j]) or _zero(z[k - j])):
+                t = z[j] * z[k - j]
+                s = t if s is None else s + t
+        if s is not None:
+            s = s + s
+        if k % 2 == 0 and not _zero(z[k // 2]):
+            t = z[k // 2] * z[k // 2]
+            s = t if s is None else s + t
+        if s is None:
+            z.append(ZERO if _zero(a[k]) else a[k] / two_z0)
+        else:
+            z.append((-s if _zero(a[k]) else a[k] - s) / two_z0)
+    return z
+
+
+def _pow_const(a, c, n, z0, a0):
+    """z = a**c for a constant c: a·z′ = c·z·a′, so
+    k·a₀·zₖ = Σ_{j≥1} (c·j − (k − j))·aⱼ·zₖ₋ⱼ."""
+    ia = _nz(a)
+    z = [z0]
+    for k in range(1, n + 1):
+        s = None
+        for j in ia:
+            if j > k:
+                break
+            if not _zero(z[k - j]):
+                t = (c * j - (k - j)) * a[j] * z[k - j]
+                s = t if s is None else s + t
+        z.append(ZERO if s is None else s / (k * a0))
+    return z
+
+
+def _tan(a, n, z0, sign):
+    """z = tan a (tanh, sign −1): z′ = (1 ± z²)·a′, the square built alongside."""
+    ja = _weighted(a)
+    z = [z0]
+    w = [1.0 + z0 * z0 if sign > 0 else 1.0 - z0 * z0]
+    for k in range(1, n + 1):
+        s = _dot(ja, w, k)
+        z.append(ZERO if s is None else s / k)
+        q = None                                   # (z²)ₖ
+        for i in range(0, (k + 1) // 2):
+            if not (_zero(z[i]) or _zero(z[k - i])):
+                t = z[i] * z[k - i]
+                q = t if q is None else q + t
+        if q is not None:
+            q = q + q
+        if k % 2 == 0 and not _zero(z[k // 2]):
+            t = z[k // 2] * z[k // 2]
+            q = t if q is None else q + t
+        w.append(ZERO if q is None else (q if sign > 0 else -q))
+    return z
+
+
+def _integrate_quotient(p, u, n, z0):
+    """z with u·z′ = p, given z₀: m·u₀·zₘ = pₘ₋₁ − Σ_{1≤j<m} (m − j)·uⱼ·zₘ₋ⱼ."""
+    iu = _nz(u)
+    u0 = u[0]
+    z = [z0]
+    for m in range(1, n + 1):
+        s = None if _zero(p[m - 1]) else p[m - 1]
+        for j in iu:
+            if j >= m:
+                break
+            if not _zero(z[m - j]):
+                t = (m - j) * u[j] * z[m - j]
+                s = -t if s is None else s - t
+        z.append(ZERO if s is None else s / (m * u0))
+    return z
+
+
+def _derivative(a, n):
+    """The coefficients of a′ up to order n − 1: (j + 1)·aⱼ₊₁."""
+    return [p if _zero(p) else (j + 1) * p for j, p in enumerate(a[1:n + 1])]
+
+
+def _is_array(v):
+    while isinstance(v, ADNumber):
+        v = v.primal
+    return type(v) is np.ndarray
+
+
+def _all(cond):
+    """cond, a comparison of (possibly array) primals, holds everywhere."""
+    return bool(np.all(cond)) if type(cond) is np.ndarray else bool(cond)
+
+
+# ---- which recurrence for which primitive --------------------------------------------------------
+
+def _sin_cos_rec(name):
+    """sin, cos, sinh or cosh: the pair's recurrence, returning this member."""
+    first = name in ("sin", "sinh")
+    other = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}[name]
+    hyperbolic = name in ("sinh", "cosh")
+
+    def rec(a, n, z0):
+        w0 = _op(other)(a[0])
+        s0, c0 = (z0, w0) if first else (w0, z0)
+        s, c = _sin_cos(a, n, s0, c0, hyperbolic)
+        return s if first else c
+    return rec
+
+
+def _abs(a, n, z0):                       # sign(a₀)·a: 0 at 0, as the rule says
+    sg = _op("sign")(a[0])
+    return [z0] + [p if _zero(p) else sg * p for p in a[1:]]
+
+
+def _atan(a, n, z0):                      # z′ = a′/(1 + a²)
+    u = _square(a, n - 1, a[0] * a[0])
+    u[0] = 1.0 + u[0]
+    return _integrate_quotient(_derivative(a, n), u, n, z0)
+
+
+def _asin_acos(sign):
+    def rec(a, n, z0):                    # z′ = ±a′/√(1 − a²)
+        a0 = a[0]
+        if not _all(a0 * a0 != 1):
+            return None
+        u = _square(a, n - 1, a0 * a0)
+        u = [1.0 - u[0]] + [c if _zero(c) else -c for c in u[1:]]
+        u = _sqrt(u, n - 1, _op("sqrt")(u[0]))
+        p = _derivative(a, n)
+        if sign < 0:
+            p = [c if _zero(c) else -c for c in p]
+        return _integrate_quotient(p, u, n, z0)
+    return rec
+
+
+def _log_rec(shift):
+    def rec(a, n, z0):                    # log a, or log1p a = log(1 + a)
+        u0 = a[0] + 1.0 if shift else a[0]
+        return _log(a, n, z0, u0) if _all(u0 != 0) else None
+    return rec
+
+
+# Each returns the coefficients, or None where it would divide by zero (a kink or a domain
+# edge): the rule's partials, with their conventions, take over there.
+UNARY = {
+    "neg": lambda a, n, z0: [z0] + [p if _zero(p) else -p for p in a[1:]],
+    "square": lambda a, n, z0: _square(a, n, z0),
+    "reciprocal": lambda a, n, z0: (_div([1.0] + [ZERO] * n, a, n, z0) if _all(a[0] != 0)
+                                    else None),
+    "abs": _abs,
+    "sqrt": lambda a, n, z0: _sqrt(a, n, z0) if _all(z0 != 0) else None,
+    "exp": _exp,
+    "expm1": lambda a, n, z0: [z0] + _exp(a, n, z0 + 1.0)[1:],
+    "log": _log_rec(False),
+    "log1p": _log_rec(True),
+    "sin": _sin_cos_rec("sin"),
+    "cos": _sin_cos_rec("cos"),
+    "sinh": _sin_cos_rec("sinh"),
+    "cosh": _sin_cos_rec("cosh"),
+    "tan": lambda a, n, z0: _tan(a, n, z0, 1),
+    "tanh": lambda a, n, z0: _tan(a, n, z0, -1),
+    "atan": _atan,
+    "asin": _asin_acos(1),
+    "acos": _asin_acos(-1),
+}
+
+
+def _mul_rec(a, b, n, z0, ain, bin_):
+    if not bin_:
+        return _scale(a, b[0], n, z0)
+    if not ain:
+        return _scale(b, a[0], n, z0)
+    if a is b:
+        return _square(a, n, z0)
+    return _mul(a, b, n, z0)
+
+
+def _div_rec(a, b, n, z0, ain, bin_):
+    if not bin_:
+        b0 = b[0]
+        return [z0] + [p if _zero(p) else p / b0 for p in a[1:n + 1]]
+    if not _all(b[0] != 0):
+        return None
+    return _div(a, b, n, z0)
+
+
+def _pow_rec(a, b, n, z0, ain, bin_):
+    a0, b0 = a[0], b[0]
+    if not bin_:
+        if not _all(a0 != 0):
+            return None                        # x**c at x = 0: the rule's conventions
+        if not isinstance(b0, ADNumber) and not _is_array(b0) and b0 == int(b0) and 0 < b0 <= 64:
+            return _int_power(a, int(b0), n, z0)
+        if not _normal(z0):
+            return None                        # a₀ᶜ under- or overflows: the recurrence, which
+        return _pow_const(a, b0, n, z0, a0)    # divides by it, would lose every order
+    if not _all(a0 > 0):
+        return None                            # a**y needs log a
+    log_a = _log(a, n, _op("log")(a0), a0) if ain else [_op("log")(a0)] + [ZERO] * n
+    e = _mul(b, log_a, n, b0 * log_a[0]) if ain else _scale(b, log_a[0], n, b0 * log_a[0])
+    return _exp(e, n, z0)
+
+
+def _int_power(a, c, n, z0):
+    """a**c for an int c ≥ 1 by squaring and multiplying: no division by a₀ (whose power may
+    underflow), and exact as nested derivatives are."""
+    out = None
+    while c:
+        if c & 1:
+            out = a if out is None else _mul(out, a, n, out[0] * a[0])
+        c >>= 1
+        if c:
+            a = _square(a, n, a[0] * a[0])
+    return [z0] + out[1:]
+
+
+def _normal(z):
+    """z's base value (every element) is a float far from under- and overflow (mpf: always)."""
+    while isinstance(z, ADNumber):
+        z = z.primal
+    if type(z) is MPF:
+        return True
+    m = np.abs(z)
+    info = np.finfo(m.dtype if isinstance(m, (np.ndarray, np.generic)) and m.dtype.kind == "f"
+                    else np.float64)
+    # far from both ends: a₀ᶜ's neighbours in the recurrence (a₀ᶜ⁻ᵏ) stay representable
+    return bool(np.all((m > info.tiny / info.eps) & (m < info.max * info.eps)))
+
+
+def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a² + b²)
+    a0, b0 = a[0], b[0]
+    if not _all((a0 != 0) | (b0 != 0) if _is_array(a0) or _is_array(b0) else (a0 or b0)):
+        return None
+    u = _add(_square(a, n - 1, a0 * a0), _square(b, n - 1, b0 * b0), n - 1, 1)
+    da, db = _derivative(a, n), _derivative(b, n)
+    p = _add(_mul(b, da, n - 1, _times0(b0, da[0])), _mul(a, db, n - 1, _times0(a0, db[0])),
+             n - 1, -1)
+    return _integrate_quotient(p, u, n, z0)
+
+
+def _hypot_rec(a, b, n, z0, ain, bin_):         # √(a² + b²)
+    if not _all(z0 != 0):
+        return None
+    u = _add(_square(a, n, a[0] * a[0]), _square(b, n, b[0] * b[0]), n, 1)
+    return _sqrt(u, n, z0)
+
+
+def _add_rec(sign):
+    def rec(a, b, n, z0, ain, bin_):
+        if not bin_:
+            return [z0] + a[1:n + 1]
+        if not ain:
+            return [z0] + (b[1:n + 1] if sign > 0 else [q if _zero(q) else -q for q in b[1:n + 1]])
+        z = _add(a, b, n, sign)
+        z[0] = z0
+        return z
+    return rec
+
+
+# mod, maximum and minimum have piecewise-constant partials: the derivation from them
+# (_from_partials) is already a few multiplications per coefficient.
+BINARY = {
+    "add": _add_rec(1),
+    "sub": _add_rec(-1),
+    "mul": _mul_rec,
+    "div": _div_rec,
+    "pow": _pow_rec,
+    "atan2": _atan2_rec,
+    "hypot": _hypot_rec,
+}
+
+
+# The recurrences that solve for a coefficient by a division the derivation from the partials
+# does not make (log: a·z′ = a′, where the derivation multiplies by 1/a); the others compute
+# the derivation's own products (exp: z′ = z·a′), so they agree with it even at an infinity.
+_QUOTIENTS = frozenset(("log", "log1p", "sqrt", "reciprocal", "asin", "acos", "atan", "atan2",
+                        "pow", "hypot"))
