@@ -118,17 +118,22 @@ class _TagAppeared(Exception):
         self.tag = tag
 
 
-def _solve(F, x, tol, max_iter, what):
-    """The fixed point of F, peeling every perturbation it meets, newest first."""
+def _solve(F, x, tol, max_iter, what, floor=1):
+    """The fixed point of F, peeling every perturbation it meets, newest first.
+
+    ``floor``: a step is small when it is at most tol·max(floor, |x|).  The user's iteration has
+    floor 1 (as documented: absolute near 0); tangents, Taylor coefficients and adjoints have
+    floor 0: their scale is their own (d³/da³ √a at a = 10⁶ is 3.75e-16), so only a relative
+    test converges them."""
     known = []
     while True:
         try:
-            return _fix(F, x, tol, max_iter, what, known)
+            return _fix(F, x, tol, max_iter, what, known, floor)
         except _TagAppeared as e:
             known.append(e.tag)
 
 
-def _fix(F, x, tol, max_iter, what, known):
+def _fix(F, x, tol, max_iter, what, known, floor):
     """The fixed point of F (lists of numbers to lists), peeling the newest perturbation among
     those F's values carry and those seen appear later (``known``)."""
     y = F(x)
@@ -139,9 +144,9 @@ def _fix(F, x, tol, max_iter, what, known):
         if t.live or alive(t):
             tag = newer(tag, t)
     if tag is None:
-        return _iterate(F, x, y, tol, max_iter, what)
+        return _iterate(F, x, y, tol, max_iter, what, floor)
     with suspended(tag):
-        xp = _fix(F, x, tol, max_iter, what, known)
+        xp = _fix(F, x, tol, max_iter, what, known, floor)
     if tag.kind is FORWARD:
         zeros = [zero_like(strip(a)) for a in xp]
 
@@ -149,7 +154,7 @@ def _fix(F, x, tol, max_iter, what, known):
             ys = F([make_bundle(tag, a, t) for a, t in zip(xp, tau)])
             return [tangent_of(v, tag, z) for v, z in zip(ys, zeros)]
         older = [t for t in known if t is not tag]     # the tangent carries no tag itself
-        tau = _fix(tangent_step, zeros, tol, max_iter, f"the tangent for {tag!r}", older)
+        tau = _fix(tangent_step, zeros, tol, max_iter, f"the tangent for {tag!r}", older, 0)
         return [make_bundle(tag, a, t) for a, t in zip(xp, tau)]
     if tag.kind is TAYLOR:
         return _tower_fix(F, xp, y, tag, tol, max_iter, known)
@@ -176,7 +181,8 @@ def _tower_fix(F, xp, y, tag, tol, max_iter, known):
         return [z if c is ZERO else c for c, z in zip(out, zeros)]
     zeros = [zero_like(strip(a)) for a in xp for _ in range(n)]
     older = [t for t in known if t is not tag]
-    cs = _fix(series_step, zeros, tol, max_iter, f"the Taylor coefficients for {tag!r}", older)
+    cs = _fix(series_step, zeros, tol, max_iter, f"the Taylor coefficients for {tag!r}",
+              older, 0)
     return towers(cs) if m else []
 
 
@@ -185,20 +191,33 @@ def _size(v):
     return float(np.max(np.abs(v))) if isinstance(v, np.ndarray) else abs(v)
 
 
-def _iterate(F, x, y, tol, max_iter, what):
+def _iterate(F, x, y, tol, max_iter, what, floor):
     """Plain iteration on base numbers: x ← F(x) until a step is within tolerance."""
     x = [strip_dead(a) for a in x]
-    step = math.inf
+    step = best = math.inf
+    stalled = 0
     for k in range(1, max_iter + 1):
         y = [strip_dead(b) for b in y]
         if any(isinstance(b, ADNumber) for b in y):
             raise _TagAppeared(newest_tag(y))
         step = max((_size(b - a) for a, b in zip(x, y)), default=0)
-        scale = max(1, max((_size(b) for b in y), default=0))
+        scale = max(floor, max((_size(b) for b in y), default=0))
         if not step < math.inf:         # nan, or diverged to infinity: no fixed point to return
             break
         if step <= tol * scale:
             return y
+        # floor 0 (a relative test): rounding in f (a cancellation) can keep the steps at a few
+        # ulps of f's intermediate values, above tol·|y|, and a tangent whose value is 0 is all
+        # noise.  Steps that have stopped shrinking (while still shrinking, they are not noise)
+        # and pass the absolute test are that noise: converged as far as the arithmetic allows,
+        # and never sooner than the absolute test alone would have stopped.
+        if floor == 0:
+            if step < best:
+                best, stalled = step, 0
+            else:
+                stalled += 1
+                if stalled >= 3 and step <= tol * max(1, scale):
+                    return y
         x, y = y, F(y)
     advice = ("the iteration diverged: check that f is a contraction near the fixed point "
               "(|∂f/∂x| < 1 there)" if not step < math.inf else
@@ -236,7 +255,7 @@ class _Adjoint(MultiLink):
                                  [(y, w[j]) for j, y in self.seeds], self.u)
             return [xb if b is None else xb + b for xb, b in zip(xbars, back)]
         w = _solve(adjoint_step, xbars, self.tol, self.max_iter,
-                   f"the adjoint for {self.tag!r}")
+                   f"the adjoint for {self.tag!r}", 0)
         return [(y, w[j]) for j, y in self.seeds]
 
     def inputs(self):

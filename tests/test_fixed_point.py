@@ -714,3 +714,20 @@ def test_fixed_point_of_an_array():
     want = 1 / (1 + 0.5 * np.sin(x))
     assert np.allclose(dvlad.gradient_r(lambda a: np.sum(xs(a)))(a), want, rtol=1e-14)
     assert np.allclose(np.diag(dvlad.jacobian_f(xs)(a)), want, rtol=1e-14)
+
+
+# ---- derivatives far smaller than 1 converge relative to their own size ---------------------
+
+def test_small_higher_derivatives_are_converged_relative_to_their_size():
+    """At a = 10⁶ the derivatives of √a are 5e-4, -2.5e-10, 3.75e-16, ...: the tangent
+    iterations of nested derivative used to stop at an absolute step of 2 ulps of 1, which left
+    the third one 60% wrong (a contraction of 0.6 here: it needs ~70 steps, not 1)."""
+    g = lambda a: fixed_point(lambda y: y - 0.4 / a ** 0.5 * (y * y - a) / 2, a ** 0.5 * 1.1)  # noqa: E731
+    a = 1e6
+    with mpmath.workdps(30):
+        exact = [mpmath.diff(mpmath.sqrt, mpmath.mpf(a), k) for k in range(5)]
+    for k in range(5):
+        close(nest(g, "F" * k)(a) if k else g(a), float(exact[k]), rel=1e-12)
+        close(dvlad.derivatives(g, 4)(a)[k], float(exact[k]), rel=1e-12)
+    # reverse over reverse: the adjoints of the second derivative, as small
+    close(R(R(g))(a), float(exact[2]), rel=1e-10)
