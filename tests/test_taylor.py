@@ -1339,3 +1339,34 @@ def test_a_zero_direction_element_at_a_kink_contributes_nothing():
     want = [ad.sqrt(x), ad.jvp(ad.sqrt, x, v)[1]]
     assert_all_close(got[:2], want, 1e-15)
     assert got[2][0] == 0.0 and got[2][1] == -0.25
+
+
+def test_extraction_descends_through_newer_live_layers():
+    """Taking tag e's part out of a value whose top layer is a newer live one keeps that layer:
+    tangent_e(Tower(t, [c₀, c₁])) = Tower(t, [tangent_e(c₀), tangent_e(c₁)]), and likewise for
+    coefficients through a bundle or a tower.  (No public path reaches a live newer layer at
+    extraction today; the rule is the one DESIGN-NOTES gives for bundles.)"""
+    from dvlad.bundle import make_bundle, primal_of, tangent_of
+    from dvlad.tags import FORWARD
+    from dvlad.taylor import series_of
+    older_f = new_tag(FORWARD, "test")
+    older_t = new_tag(TAYLOR, "test")
+    newer_t = new_tag(TAYLOR, "test")
+    newer_f = new_tag(FORWARD, "test")
+    try:
+        v = T.make_tower(newer_t, [make_bundle(older_f, 1.0, 2.0), make_bundle(older_f, 3.0, 4.0)])
+        got = tangent_of(v, older_f, 0.0)
+        assert type(got) is T.Tower and got.tag is newer_t and got.coeffs == [2.0, 4.0]
+        got = primal_of(v, older_f)
+        assert type(got) is T.Tower and got.tag is newer_t and got.coeffs == [1.0, 3.0]
+        w = make_bundle(newer_f, T.make_tower(older_t, [1.0, 2.0]), T.make_tower(older_t, [3.0, 4.0]))
+        cs = series_of(w, older_t, 1)
+        assert [(c.tag, c.primal, c.tangent) for c in cs] == [(newer_f, 1.0, 3.0), (newer_f, 2.0, 4.0)]
+        u = T.make_tower(newer_t, [T.make_tower(older_t, [1.0, 2.0]), T.make_tower(older_t, [3.0, 4.0])])
+        cs = series_of(u, older_t, 1)
+        assert [(c.tag, c.coeffs) for c in cs] == [(newer_t, [1.0, 3.0]), (newer_t, [2.0, 4.0])]
+        c = series_of(5.0, older_t, 2)
+        assert c[0] == 5.0 and c[1] is T.ZERO and c[2] is T.ZERO
+    finally:
+        for tag in (older_f, older_t, newer_t, newer_f):
+            tag.live = False
