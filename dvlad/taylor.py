@@ -48,7 +48,8 @@ def taylor(f, x, n, v=None):
 
 def derivatives(f, n):
     """x ↦ [f(x), f′(x), f″(x), …, f⁽ⁿ⁾(x)] for f of one real number, by one Taylor-tower pass
-    (O(n²) operations per primitive, where nesting ``derivative`` n times costs O(2ⁿ)):
+    (O(n²) operations per primitive of the rule table, where nesting ``derivative`` n times
+    costs O(2ⁿ)):
 
         f⁽ᵏ⁾(x) = k!·cₖ,   the Taylor coefficients cₖ of :func:`taylor`.
 
@@ -69,7 +70,7 @@ def derivatives(f, n):
             return _to_derivatives(_typed(cs), sc)
         x = _scalar_input(x, "derivatives")
         sc = _seed_scale(n, x)
-        return _to_derivatives(_run(f, x, one_like(strip(x)) * sc, n, "derivatives"), sc)
+        return _to_derivatives(_run(f, x, _seed(x, sc), n, "derivatives"), sc)
     return all_derivatives
 
 
@@ -105,7 +106,7 @@ def nth_derivative(f, n):
             return _to_derivatives(cs, sc)[n]            # typed: structural zeros are zeros now
         x = _scalar_input(x, "nth_derivative")
         s = _seed_scale(n, x)
-        return _to_derivatives(_run(f, x, one_like(strip(x)) * s, n, "nth_derivative"), s)[n]
+        return _to_derivatives(_run(f, x, _seed(x, s), n, "nth_derivative"), s)[n]
     return f_n
 
 
@@ -145,11 +146,10 @@ _FACTORIALS = {}
 
 
 def _factorials(n):
-    """[0!, 1!, …, n!]: floats while they are exact (n ≤ 18), else ints."""
+    """[0!, 1!, …, n!] as ints: exact, and an int coefficient (x**3 at an int) stays an int."""
     out = _FACTORIALS.get(n)
     if out is None:
-        out = [math.factorial(k) for k in range(n + 1)]
-        out = _FACTORIALS[n] = [float(c) for c in out] if n <= 18 else out
+        out = _FACTORIALS[n] = [math.factorial(k) for k in range(n + 1)]
     return out
 
 
@@ -159,6 +159,12 @@ def _to_derivatives(coeffs, sc=1.0):
     for kf, c in zip(_factors(len(coeffs) - 1, sc)[1:], coeffs[1:]):
         out.append(c * kf if type(c) is float else _map(lambda c, kf=kf: c * kf, c))
     return out
+
+
+def _seed(x, sc):
+    """The direction of the seed x + sc·τ: 1 in x's type (sc·1 if the seed is scaled)."""
+    one = one_like(strip(x))
+    return one if sc == 1.0 else one * sc
 
 
 def _seed_scale(n, x):
