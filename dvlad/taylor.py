@@ -206,7 +206,7 @@ def _safe_order(dtype):
 
 
 def _factors(n, sc=1.0):
-    """[k!/scᵏ for k = 0..n]: k! itself (exact, floats while exact) when sc is 1."""
+    """[k!/scᵏ for k = 0..n]: the exact ints k! when sc is 1."""
     if sc == 1.0:
         return _factorials(n)
     out = [1.0]
