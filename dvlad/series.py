@@ -209,21 +209,28 @@ def _log(a, n, z0, a0):
     return z
 
 
+def _square_term(z, k, first):
+    """Σ_{first ≤ j ≤ k − first} zⱼ·zₖ₋ⱼ, each off-diagonal pair once (doubled), or None if
+    there is no term: the k-th coefficient of z² (first = 0), or its part without z₀ (first = 1)."""
+    s = None
+    for j in range(first, (k + 1) // 2):
+        if not (_zero(z[j]) or _zero(z[k - j])):
+            t = z[j] * z[k - j]
+            s = t if s is None else s + t
+    if s is not None:
+        s = s + s
+    if k % 2 == 0 and k // 2 >= first and not _zero(z[k // 2]):
+        t = z[k // 2] * z[k // 2]
+        s = t if s is None else s + t
+    return s
+
+
 def _sqrt(a, n, z0):
     """z = √a: z·z = a, so zₖ = (aₖ − Σ_{1≤j<k} zⱼ·zₖ₋ⱼ)/(2z₀)."""
     z = [z0]
     two_z0 = z0 + z0
     for k in range(1, n + 1):
-        s = None
-        for j in range(1, (k + 1) // 2):
-            if not (_zero(z[j]) or _zero(z[k - j])):
-                t = z[j] * z[k - j]
-                s = t if s is None else s + t
-        if s is not None:
-            s = s + s
-        if k % 2 == 0 and not _zero(z[k // 2]):
-            t = z[k // 2] * z[k // 2]
-            s = t if s is None else s + t
+        s = _square_term(z, k, 1)
         if s is None:
             z.append(ZERO if _zero(a[k]) else a[k] / two_z0)
         else:
@@ -256,16 +263,7 @@ def _tan(a, n, z0, sign):
     for k in range(1, n + 1):
         s = _dot(ja, w, k)
         z.append(ZERO if s is None else s / k)
-        q = None                                   # (z²)ₖ
-        for i in range(0, (k + 1) // 2):
-            if not (_zero(z[i]) or _zero(z[k - i])):
-                t = z[i] * z[k - i]
-                q = t if q is None else q + t
-        if q is not None:
-            q = q + q
-        if k % 2 == 0 and not _zero(z[k // 2]):
-            t = z[k // 2] * z[k // 2]
-            q = t if q is None else q + t
+        q = _square_term(z, k, 0)                 # (z²)ₖ
         w.append(ZERO if q is None else (q if sign > 0 else -q))
     return z
 
