@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import base
+from . import base, pool
 from .bundle import Bundle, make_bundle
 from .number import ADNumber, strip, strip_dead
 from .structures import elementwise
@@ -164,16 +164,16 @@ def _times(d, t, args=None):
         if d == 1.0:
             return t
         if d == -1.0:
-            return -t
+            return _neg(t)
         if type(t) is np.ndarray and t.ndim and not any(t.strides):   # one number, broadcast
             t0 = t.reshape(-1)[0]
             return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
-        return d * t
+        return _mul(d, t)
     base_d = d
     while type(base_d) is Bundle or type(base_d) is TapeCell or type(base_d) is Tower:
         base_d = base_d.primal
     if type(base_d) is not np.ndarray or base_d.dtype.kind != "f":
-        return d * t
+        return _mul(d, t)
     tt = type(t)
     if type(d) is np.ndarray and tt is np.ndarray and d.dtype != t.dtype \
             and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
@@ -192,7 +192,7 @@ def _times(d, t, args=None):
             np.multiply(d.tangent, t0, out=d.tangent)
             c = d
         else:
-            c = d * t0
+            c = _mul(d, t0)
         shp = _shape(c)
         return c if shp == t.shape else ARRAY_OPS["broadcast_to"](c, np.broadcast_shapes(shp, t.shape))
     # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
@@ -216,10 +216,32 @@ def _times(d, t, args=None):
             elif type(t) is Bundle and t.tag is d.tag \
                     and math.isfinite(np.add.reduce(t.primal, axis=None)):
                 np.multiply(d.tangent, t.primal, out=d.tangent)
-                d.tangent += d.primal * t.tangent
+                np.add(d.tangent, _mul(d.primal, t.tangent), out=d.tangent)
                 np.multiply(d.primal, t.primal, out=d.primal)
                 return d
-    return d * t
+    return _mul(d, t)
+
+
+def _mul(d, t):
+    """d·t; for float arrays (or an array and a Python number) in pooled memory."""
+    out = pool.out2(d, t)
+    return d * t if out is None else np.multiply(d, t, out=out)
+
+
+def _neg(t):
+    """−t; for a float array in pooled memory."""
+    out = pool.out1(t)
+    return -t if out is None else np.negative(t, out=out)
+
+
+def _add(a, b):
+    out = pool.out2(a, b)
+    return a + b if out is None else np.add(a, b, out=out)
+
+
+def _sub(a, b):
+    out = pool.out2(a, b)
+    return a - b if out is None else np.subtract(a, b, out=out)
 
 
 def _fresh(d, args):
@@ -288,8 +310,8 @@ def _lift2_array(rule, tag, x, y, xin, yin, px, py, r):
             t = _times(dfx(px, py, r), x.tangent, (px, py, r))
             if yin:
                 dy = dfy(px, py, r)
-                t = (t - y.tangent if type(dy) is float and dy == -1.0
-                     else t + _times(dy, y.tangent, (px, py, r)))
+                t = (_sub(t, y.tangent) if type(dy) is float and dy == -1.0
+                     else _add(t, _times(dy, y.tangent, (px, py, r))))
         else:
             t = _times(dfy(px, py, r), y.tangent, (px, py, r))
         if _shape(t) != rshape:

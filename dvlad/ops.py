@@ -14,7 +14,9 @@ import ast
 import builtins
 import math
 
-from . import base
+import numpy as np
+
+from . import base, pool
 from .bundle import Bundle
 from .lift import ARRAY_OPS, _lift1, _lift2
 from .number import strip
@@ -136,6 +138,35 @@ def _generate(template, rule, args=None):
     return namespace["_generated_op"]
 
 
+class _Calls(ast.NodeTransformer):
+    """Arithmetic operators as calls of the primitives: ``2.0 * x`` -> ``mul(2.0, x)``."""
+
+    _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        name = self._BINOPS.get(type(node.op))
+        if name is None:
+            return node
+        return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=[node.left, node.right],
+                        keywords=[])
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.USub) or isinstance(node.operand, ast.Constant):
+            return node
+        return ast.Call(func=ast.Name(id="neg", ctx=ast.Load()), args=[node.operand], keywords=[])
+
+
+def _as_calls(text):
+    """A partial's text for array primals with its arithmetic as calls of the primitives: on a
+    plain array the primitive's base function puts the result in pooled memory (dvlad.pool),
+    where numpy's operator would take fresh pages; on an AD number it is what the operator
+    calls anyway."""
+    tree = _Calls().visit(ast.parse(text, mode="eval"))
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
 def _uses(text, params):
     """Which of ``params`` the partial's text reads: (True, False, True) for "x * r" of x, y, r.
     Reverse mode keeps only those until the sweep, so an unused result is freed at once."""
@@ -143,15 +174,51 @@ def _uses(text, params):
     return tuple(p in names for p in params)
 
 
+# Rows whose base function on float arrays is exactly this ufunc: their results go into pooled
+# arrays (dvlad.pool), which spares the kernel zeroing fresh pages for each.
+_UFUNCS = dict(add=np.add, sub=np.subtract, mul=np.multiply, div=np.true_divide, neg=np.negative,
+               square=np.square, sqrt=np.sqrt, exp=np.exp, expm1=np.expm1, log=np.log,
+               log1p=np.log1p, sin=np.sin, cos=np.cos, tan=np.tan, atan=np.arctan, sinh=np.sinh,
+               cosh=np.cosh, tanh=np.tanh)
+
+
+def _pooled(rule, bop):
+    """The row's base function, with float-array results in pooled memory where it can."""
+    uf = _UFUNCS.get(rule.name)
+    out1, out2 = pool.out1, pool.out2
+    if rule.name == "pow":
+        square, int_, float_ = np.square, builtins.int, builtins.float   # (int is dvlad's here)
+
+        def base_pow(x, y):
+            if (type(y) is int_ or type(y) is float_) and y == 2:
+                out = out1(x)
+                if out is not None:
+                    return square(x, out=out)
+            return bop(x, y)
+        return base_pow
+    if uf is None:
+        return bop
+    if rule.arity == 1:
+        def base1(x):
+            out = out1(x)
+            return bop(x) if out is None else uf(x, out=out)
+        return base1
+
+    def base2(x, y):
+        out = out2(x, y)
+        return bop(x, y) if out is None else uf(x, y, out=out)
+    return base2
+
+
 def _make(rule):
     params = "x, y" if rule.arity == 2 else "x"
-    rule.base = bop = _compile(rule.base_text, _BASE, params)
+    rule.base = bop = _pooled(rule, _compile(rule.base_text, _BASE, params))
     if not rule.partial_texts:                       # piecewise constant: strip, then base
         rule.op = ((lambda x, y: bop(strip(x), strip(y))) if rule.arity == 2
                    else (lambda x: bop(strip(x))))
     else:
         rule.partials = tuple(_compile(d, _AD, params + ", r") for d in rule.partial_texts)
-        rule.array_partials = tuple(_compile(vectorize(d, (params + ", r").split(", ")),
+        rule.array_partials = tuple(_compile(vectorize(_as_calls(d), (params + ", r").split(", ")),
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
         rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)

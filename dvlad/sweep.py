@@ -10,6 +10,7 @@ its inputs back at once.  Array sensitivities get the array-specific care of ``_
 """
 import numpy as np
 
+from . import pool
 from .bundle import Bundle, make_bundle
 from .tape import Cotangent, LinearMap, Negated
 
@@ -132,8 +133,14 @@ def _value(c):
     if type(c) is Placed:
         return c.dense()
     if type(c) is Negated:
-        return -_value(c.s)
+        return _negative(_value(c.s))
     return c
+
+
+def _negative(v):
+    """−v; for a float array in pooled memory."""
+    out = pool.out1(v)
+    return -v if out is None else np.negative(v, out=out)
 
 
 def plain_bundle(v):
@@ -178,7 +185,7 @@ def _fresh_sum(v, c):
     neg = type(v) is Negated
     if neg:
         v = v.s
-    copy = np.negative if neg else np.copy
+    copy = _negative if neg else pool.copy
     if type(v) is np.ndarray:
         w = copy(v)
     elif plain_bundle(v):
@@ -210,13 +217,14 @@ class Placed:
         dtype = np.result_type(np.asarray(s).dtype, np.float32)
         span = self._leading_span()
         if span is None:
-            z = np.zeros(self.shape, dtype=dtype)
+            z = pool.empty(self.shape, dtype)
+            z.fill(0)
             self.add_into(z)
             return z
         # s fills a block of leading-axis rows (x[1:], x[:-1]): write it there and zero only
         # the rest, one pass over the array instead of two (zeros, then an add)
         start, stop = span
-        z = np.empty(self.shape, dtype=dtype)
+        z = pool.empty(self.shape, dtype)
         z[:start] = 0
         z[stop:] = 0
         (np.negative if self.neg else np.positive)(s, out=z[start:stop])
@@ -295,4 +303,7 @@ def _pull(s, d):
             return s
         if d == -1.0 and (type(s) is np.ndarray or plain_bundle(s)):
             return Negated(s)
+        out = pool.out2(s, d)
+        if out is not None:
+            return np.multiply(s, d, out=out)
     return s * d

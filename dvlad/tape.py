@@ -13,6 +13,7 @@ import weakref
 
 import numpy as np
 
+from . import pool
 from .number import ADNumber
 
 
@@ -97,8 +98,9 @@ def entry_primal(e):
     plain array: a bundle of arrays under an HVP, say)."""
     if type(e) is not Node:
         return e.primal
-    v = e.value() if e.value is not None else None
-    return FREED if v is None else v
+    if e.value is None or pool.released(e.value):
+        return FREED
+    return e.value()
 
 
 class LinearMap:

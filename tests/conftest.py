@@ -23,3 +23,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+if os.environ.get("DVLAD_POOL_THRESHOLD"):          # run the suite with every array pooled
+    from dvlad import pool
+    pool.configure(threshold=int(os.environ["DVLAD_POOL_THRESHOLD"]))

@@ -1,0 +1,214 @@
+"""Reused memory for the large arrays dvlad computes: fresh pages are most of the cost.
+
+An array of n = 10⁵ float64 is 800 KB.  glibc gives memory of that size back to the kernel when
+it is freed (past its trim threshold), and the kernel must zero every page again when it is next
+touched: on a virtual machine one such fault costs ~0.8 µs a page, so making a fresh array costs
+about twice what computing it does (``a*b`` with 12 arrays alive: 227 µs against 65).  A
+derivative holds more arrays at once than the plain function does, so it pays this more often.
+
+The pool keeps the arrays dvlad itself allocates for intermediate values, tangents and
+sensitivities, and hands one out again once nothing but the pool refers to it: reference counts
+say so exactly (CPython), and views and buffers hold a reference to their array.  Only
+arrays of at least ``threshold`` bytes are pooled (smaller ones come from malloc's free lists,
+which do not fault).  The pool holds at most ``limit`` bytes; ``dvlad.pool.clear()`` gives the
+memory back and ``dvlad.pool.configure(limit=0)`` turns it off.
+
+>>> import numpy as np
+>>> a = empty((100_000,), np.float64)
+>>> b = empty((100_000,), np.float64)      # a is still held: another array
+>>> a is not b
+True
+>>> del a
+>>> empty((100_000,), np.float64) is not None
+True
+"""
+import sys
+import threading
+
+import numpy as np
+
+__all__ = ["empty", "binary", "unary", "copy", "out1", "out2", "released", "clear", "configure", "stats"]
+
+_lock = threading.Lock()
+_arrays = {}            # (shape, dtype) -> [array, ...]
+_held = [0]             # bytes the pool refers to
+_settings = {"limit": 1 << 28, "threshold": 1 << 17}
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def _free_count():
+    """The reference count of a pooled array nobody else holds, seen from :func:`_take`'s loop
+    (the pool's list, the loop variable, getrefcount's argument): measured, not assumed."""
+    probe = [np.empty(1)]
+    for a in probe:
+        return sys.getrefcount(a)
+
+
+_FREE = _free_count()
+
+
+def released(ref):
+    """Whether the array behind weak reference ``ref`` is dead: freed, or back in the pool with
+    nothing but the pool holding it (its memory is about to be handed out again)."""
+    a = ref()
+    if a is None:
+        return True
+    lst = _arrays.get((a.shape, a.dtype)) if type(a) is np.ndarray else None
+    if not lst:
+        return False
+    for b in lst:
+        if b is a:
+            break
+    else:
+        return False
+    del b
+    return sys.getrefcount(a) == _FREE        # the pool's list, a, getrefcount's argument
+# Reference counts tell exactly who holds an array only on CPython with its global lock.
+_ENABLED = sys.implementation.name == "cpython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+
+
+def configure(limit=None, threshold=None):
+    """Set the pool's ``limit`` (bytes it may hold; 0 turns it off) and ``threshold`` (the size
+    in bytes from which arrays are pooled).  Returns the settings in force."""
+    with _lock:
+        if limit is not None:
+            _settings["limit"] = int(limit)
+        if threshold is not None:
+            _settings["threshold"] = int(threshold)
+    if limit is not None:
+        _trim(_settings["limit"])
+    return dict(_settings)
+
+
+def clear():
+    """Let go of every array the pool holds that nobody else uses (their memory goes back to
+    malloc, and from there to the system)."""
+    _trim(0)
+
+
+def stats():
+    """{'arrays': how many the pool refers to, 'bytes': their size, 'free': how many are unused}."""
+    with _lock:
+        free = sum(1 for lst in _arrays.values() for a in lst if sys.getrefcount(a) == _FREE)
+        count = sum(len(lst) for lst in _arrays.values())
+        return {"arrays": count, "bytes": _held[0], "free": free}
+
+
+def _trim(limit):
+    """Drop unused arrays until the pool holds at most ``limit`` bytes."""
+    with _lock:
+        _evict(_held[0] - limit, None)
+
+
+def empty(shape, dtype):
+    """An uninitialized array of ``shape`` and ``dtype`` (C order), from the pool if it is large.
+
+    The caller must write every element before reading it, as with ``np.empty``.
+    """
+    dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize
+    for s in shape:
+        nbytes *= s
+    if nbytes < _settings["threshold"] or not _ENABLED:
+        return np.empty(shape, dtype)
+    return _take(shape, dtype, nbytes)
+
+
+def _take(shape, dtype, nbytes):
+    key = (shape, dtype)
+    with _lock:
+        lst = _arrays.get(key)
+        if lst is not None:
+            # the most recently handed out first: likelier still in cache
+            for k in range(len(lst) - 1, -1, -1):
+                a = lst[k]
+                if sys.getrefcount(a) == _FREE:
+                    if k != len(lst) - 1:
+                        del lst[k]
+                        lst.append(a)
+                    return a
+        limit = _settings["limit"]
+        if _held[0] + nbytes > limit:
+            _evict(_held[0] + nbytes - limit, key)
+            if _held[0] + nbytes > limit:
+                return np.empty(shape, dtype)
+        a = np.empty(shape, dtype)
+        if lst is None:
+            lst = _arrays[key] = []
+        lst.append(a)
+        _held[0] += nbytes
+        return a
+
+
+def _evict(need, keep):
+    """Drop unused arrays of other shapes (oldest kinds first) until ``need`` bytes are freed."""
+    for key in list(_arrays):
+        if key == keep:
+            continue
+        lst = _arrays[key]
+        k = 0
+        while k < len(lst) and need > 0:
+            a = lst[k]
+            if sys.getrefcount(a) == _FREE:
+                need -= a.nbytes
+                _held[0] -= a.nbytes
+                del lst[k]
+            else:
+                k += 1
+            del a
+        if not lst:
+            del _arrays[key]
+        if need <= 0:
+            return
+
+
+def out2(x, y):
+    """A pooled array for the result of an elementwise ufunc of x and y, or None (not pooled).
+
+    Pooled: x and y float arrays of one shape and dtype, or one of them such an array and the
+    other a Python float or int (which leaves the array's dtype as it is).
+    """
+    tx, ty = type(x), type(y)
+    if tx is np.ndarray:
+        if ty is np.ndarray:
+            if x.shape != y.shape or x.dtype != y.dtype:
+                return None
+        elif ty is not float and ty is not int:
+            return None
+        a = x
+    elif ty is np.ndarray and (tx is float or tx is int):
+        a = y
+    else:
+        return None
+    if a.dtype not in _FLOATS or a.nbytes < _settings["threshold"] or not _ENABLED:
+        return None
+    return _take(a.shape, a.dtype, a.nbytes)
+
+
+def out1(x):
+    """A pooled array for the result of an elementwise ufunc of x, or None (not pooled)."""
+    if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.nbytes < _settings["threshold"] \
+            or not _ENABLED:
+        return None
+    return _take(x.shape, x.dtype, x.nbytes)
+
+
+def binary(ufunc, x, y):
+    """ufunc(x, y), its result in a pooled array where :func:`out2` gives one."""
+    out = out2(x, y)
+    return ufunc(x, y) if out is None else ufunc(x, y, out=out)
+
+
+def unary(ufunc, x):
+    """ufunc(x), its result in a pooled array where :func:`out1` gives one."""
+    out = out1(x)
+    return ufunc(x) if out is None else ufunc(x, out=out)
+
+
+def copy(x):
+    """A copy of array x (in a pooled array if it is large)."""
+    out = out1(x)
+    if out is None:
+        return np.copy(x)
+    np.copyto(out, x)
+    return out

@@ -1,0 +1,184 @@
+"""dvlad.pool: reused memory for large arrays, handed out again only when nothing else holds it.
+
+The array tests of test_arrays.py and test_array_fast_paths.py run again at the end of this
+module with every array pooled (threshold 0), so that the pooled paths see every primitive.
+"""
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import dvlad
+from dvlad import pool
+from dvlad.api import record
+from dvlad.tape import FREED, entry_primal
+from support import rosenbrock as rosen, rosenbrock_gradient as rosen_grad, rosenbrock_hvp as rosen_hvp
+
+N = 40_000                   # 320 KB of float64: above the default threshold
+
+
+@pytest.fixture(autouse=True)
+def every_array_pooled():
+    before = pool.configure()
+    pool.configure(threshold=0)
+    yield
+    pool.configure(**before)
+
+
+def _point(n=N):
+    i = np.arange(n)
+    return 0.5 + 0.4 * np.sin(i), np.cos(i)
+
+
+def test_an_array_is_handed_out_again_only_once_nothing_holds_it():
+    shape, dtype = (1234,), np.float64            # a shape no other test uses
+    a = pool.empty(shape, dtype)
+    b = pool.empty(shape, dtype)
+    assert a is not b and a.shape == shape and a.dtype == dtype
+    ref = weakref.ref(a)
+    del a
+    released = pool.released(ref)       # (pytest keeps the values of an assert's expressions)
+    assert released
+    c = pool.empty(shape, dtype)        # the only one not in use
+    same = c is ref()
+    assert same
+    d = pool.empty(shape, dtype)        # a, b, c all held: a new one
+    assert d is not b and d is not c
+    assert pool.empty((1000,), np.float32).dtype == np.float32
+
+
+def test_a_view_keeps_its_array():
+    a = pool.empty((1000,), np.float64)
+    view = a[10:]
+    ref = weakref.ref(a)
+    del a
+    released = pool.released(ref)
+    assert not released
+    others = [pool.empty((1000,), np.float64) for _ in range(3)]
+    assert all(b.base is None and not np.shares_memory(b, view) for b in others)
+    del view
+    released = pool.released(ref)
+    assert released
+
+
+def test_results_the_caller_keeps_are_never_overwritten():
+    x, v = _point()
+    g = dvlad.gradient_r(rosen)
+    g1, h1 = g(x), dvlad.hvp(rosen, x, v)
+    tail = g1[1:]                               # only a view kept of this one
+    want_tail, want_h1 = tail.copy(), h1.copy()
+    g2 = g(x + 0.25)
+    h2 = dvlad.hvp(rosen, x - 0.25, 2 * v)
+    del g1
+    dvlad.hvp(rosen, x + 1.0, v)
+    assert np.array_equal(tail, want_tail) and np.array_equal(h1, want_h1)
+    assert np.allclose(tail, rosen_grad(x)[1:], rtol=1e-13, atol=1e-10)
+    assert np.allclose(h1, rosen_hvp(x, v), rtol=1e-13, atol=1e-10)
+    assert np.allclose(g2, rosen_grad(x + 0.25), rtol=1e-13, atol=1e-10)
+    assert np.allclose(h2, rosen_hvp(x - 0.25, 2 * v), rtol=1e-13, atol=1e-10)
+
+
+def test_values_inside_f_stay_valid_while_f_holds_them():
+    x, _ = _point()
+    kept = {}
+
+    def f(u):
+        s = np.sin(u)
+        kept["s"] = s.primal                        # a plain array the user holds
+        t = np.cos(u) * 3.0                         # more work: would reuse a released array
+        return np.sum(s * t)
+
+    dvlad.gradient_r(f)(x)
+    dvlad.gradient_r(f)(x + 1.0)
+    assert np.array_equal(kept["s"], np.sin(x + 1.0))
+
+
+def test_the_tape_shows_a_released_array_as_freed():
+    x, _ = _point(2_000)
+    seen = {}
+
+    def f(u):
+        p = u * u                                   # read by no partial: released while f runs
+        q = np.sin(u)                               # read by the product's partial: kept
+        seen["p"], seen["q"] = weakref.ref(p.primal), weakref.ref(q.primal)
+        return np.sum(p * 2.0 + q * u)
+
+    rec = record(f, x, "test", scalar=True)
+    released = pool.released(seen["p"]), pool.released(seen["q"])
+    assert released == (True, False)
+    shown = [entry_primal(e) for e in rec.tape]
+    assert shown[1] is FREED and np.array_equal(shown[2], np.sin(x))      # u·u, sin(u)
+
+
+def test_limit_zero_turns_the_pool_off_and_clear_gives_memory_back():
+    x, v = _point()
+    pool.clear()
+    held = pool.stats()["bytes"]        # arrays still in use somewhere stay counted
+    pool.configure(limit=0)
+    try:
+        assert np.allclose(dvlad.hvp(rosen, x, v), rosen_hvp(x, v), rtol=1e-13, atol=1e-10)
+        assert pool.stats()["bytes"] <= held
+    finally:
+        pool.configure(limit=1 << 28)
+    kept = dvlad.gradient_r(rosen)(x)
+    pooled = pool.stats()
+    assert pooled["bytes"] >= held + kept.nbytes and pooled["free"] >= 1
+    pool.clear()
+    assert pool.stats()["free"] == 0 and pool.stats()["bytes"] == held + kept.nbytes
+    del kept
+    pool.clear()
+    assert pool.stats()["bytes"] == held
+
+
+def test_the_limit_bounds_what_the_pool_holds():
+    x, v = _point()
+    pool.clear()
+    pool.configure(limit=3 * x.nbytes)
+    try:
+        assert np.allclose(dvlad.hvp(rosen, x, v), rosen_hvp(x, v), rtol=1e-13, atol=1e-10)
+        assert pool.stats()["bytes"] <= 3 * x.nbytes
+    finally:
+        pool.configure(limit=1 << 28)
+
+
+def test_small_arrays_are_not_pooled_at_the_default_threshold():
+    pool.configure(threshold=1 << 17)
+    before = pool.stats()["arrays"]
+    x, v = _point(1000)
+    dvlad.hvp(rosen, x, v)
+    assert pool.stats()["arrays"] == before
+
+
+def test_float32_stays_float32():
+    x, v = _point()
+    x32, v32 = x.astype(np.float32), v.astype(np.float32)
+    g = dvlad.gradient_r(rosen)(x32)
+    h = dvlad.hvp(rosen, x32, v32)
+    assert g.dtype == np.float32 and h.dtype == np.float32
+    assert np.allclose(g, rosen_grad(x32.astype(np.float64)), rtol=1e-4, atol=1e-2)
+
+
+def test_threads_share_the_pool_safely():
+    points = [_point(20_000 + 1000 * k) for k in range(4)]
+    want = [rosen_hvp(x, v) for x, v in points]
+    got = [[None] * 6 for _ in points]
+
+    def work(k):
+        x, v = points[k]
+        for r in range(6):
+            got[k][r] = dvlad.hvp(rosen, x, v)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        for r in range(6):
+            assert np.allclose(got[k][r], want[k], rtol=1e-13, atol=1e-10)
+
+
+# The array tests again, every array pooled (this module's autouse fixture applies to them).
+from test_arrays import *                 # noqa: E402,F401,F403
+from test_array_fast_paths import *       # noqa: E402,F401,F403
