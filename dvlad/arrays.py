@@ -59,8 +59,20 @@ class _Weighted(LinearMap):
         return sum(t if self.w is None else self.w * t, self.axis, self.keepdims)
 
     def backward(self, s):
+        if self.w is None and self.axis is None and (type(s) is float or type(s) is np.float64
+                                                     or type(s) is np.float32):
+            return _filled(s, self.shape)           # the common seed of a gradient: at once
         s = broadcast_to(reshape(s, _kept_shape(self.shape, self.axis)), self.shape)
         return s if self.w is None else s * self.w
+
+
+def _filled(s, shape):
+    """A read-only array of ``shape`` whose every element is the number s: a broadcast view,
+    as np.broadcast_to(s, shape) makes (without its Python-level argument handling)."""
+    a = np.asarray(s)
+    r = np.ndarray(shape, a.dtype, buffer=a, strides=(0,) * len(shape))
+    r.flags.writeable = False
+    return r
 
 
 class _Apply(LinearMap):

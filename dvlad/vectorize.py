@@ -87,9 +87,19 @@ def _base(v):
     return v
 
 
+def _ndim(v):
+    """np.ndim(v) without its Python-level dispatch for the common kinds."""
+    t = type(v)
+    if t is bool or t is np.bool_:
+        return 0
+    if t is np.ndarray:
+        return v.ndim
+    return np.ndim(v)
+
+
 def _uniform(c):
     """True/False if condition c is one boolean or the same everywhere, else None."""
-    if np.ndim(c) == 0:
+    if _ndim(c) == 0:
         return bool(c)
     if c.all():
         return True
@@ -117,7 +127,7 @@ def make_helpers(ops):
         acc = True
         for t in thunks:
             v = t()
-            if np.ndim(v) == 0 and not v:
+            if _ndim(v) == 0 and not v:
                 return False
             acc = acc & v
         return acc
@@ -126,12 +136,12 @@ def make_helpers(ops):
         acc = False
         for t in thunks:
             v = t()
-            if np.ndim(v) == 0 and v:
+            if _ndim(v) == 0 and v:
                 return True
             acc = acc | v
         return acc
 
     def not_(c):
-        return ~c if np.ndim(c) else not c
+        return ~c if _ndim(c) else not c
 
     return {"select": select, "all_": all_, "any_": any_, "not_": not_}
