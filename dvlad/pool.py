@@ -24,27 +24,36 @@ True
 """
 import sys
 import threading
+import weakref
 
 import numpy as np
 
-__all__ = ["empty", "binary", "unary", "copy", "out1", "out2", "released", "clear", "configure", "stats"]
+__all__ = ["empty", "binary", "unary", "copy", "out1", "out2", "handle", "value_of", "released",
+           "clear", "configure", "stats"]
 
 _lock = threading.Lock()
 _arrays = {}            # (shape, dtype) -> [array, ...]
+_epochs = {}            # id(array) -> how many times it has been handed out
 _held = [0]             # bytes the pool refers to
 _settings = {"limit": 1 << 28, "threshold": 1 << 17}
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+_weakrefs = weakref.getweakrefcount
 
 
 def _free_count():
-    """The reference count of a pooled array nobody else holds, seen from :func:`_take`'s loop
-    (the pool's list, the loop variable, getrefcount's argument): measured, not assumed."""
+    """The reference count of a pooled array nobody else holds, as :func:`_take` sees it: the
+    pool's list, ``_take``'s variable, getrefcount's argument.  Measured with the array bound to
+    no variable (a debugger reading this frame's locals would add a reference to a measured
+    variable, and a count too high would hand out arrays still in use), plus the variable."""
     probe = [np.empty(1)]
-    for a in probe:
-        return sys.getrefcount(a)
+    return sys.getrefcount(probe[0]) + 1
 
 
 _FREE = _free_count()
+# Reference counts tell exactly who holds an array only on CPython with its global lock, where
+# the count above is 3 (a lower count only makes the pool reuse nothing).
+_ENABLED = (sys.implementation.name == "cpython" and _FREE <= 3
+            and getattr(sys, "_is_gil_enabled", lambda: True)())
 
 
 def released(ref):
@@ -53,18 +62,45 @@ def released(ref):
     a = ref()
     if a is None:
         return True
-    lst = _arrays.get((a.shape, a.dtype)) if type(a) is np.ndarray else None
-    if not lst:
-        return False
-    for b in lst:
-        if b is a:
-            break
-    else:
-        return False
-    del b
-    return sys.getrefcount(a) == _FREE        # the pool's list, a, getrefcount's argument
-# Reference counts tell exactly who holds an array only on CPython with its global lock.
-_ENABLED = sys.implementation.name == "cpython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+    with _lock:
+        lst = _arrays.get((a.shape, a.dtype)) if type(a) is np.ndarray else None
+        if not lst:
+            return False
+        for b in lst:
+            if b is a:
+                break
+        else:
+            return False
+        del b
+        return sys.getrefcount(a) == _FREE        # the pool's list, a, getrefcount's argument
+
+
+def handle(a):
+    """How a picture of the tape refers to array ``a`` without keeping it: (id, epoch) for a
+    pooled array (see :func:`value_of`), else a weak reference."""
+    if a.nbytes >= _settings["threshold"] and _ENABLED:
+        with _lock:
+            for b in _arrays.get((a.shape, a.dtype), ()):
+                if b is a:
+                    return (id(a), _epochs[id(a)])
+    return weakref.ref(a)
+
+
+def value_of(h):
+    """The array behind ``h`` (from :func:`handle`), or None if it was freed, or is pooled and
+    unused, or has been handed out again since (its memory now holds another value)."""
+    if type(h) is not tuple:
+        a = h()
+        return None if a is None or released(h) else a
+    key, epoch = h
+    with _lock:
+        if _epochs.get(key) != epoch:
+            return None
+        for lst in _arrays.values():
+            for a in lst:
+                if id(a) == key:
+                    return None if sys.getrefcount(a) == _FREE else a
+    return None
 
 
 def configure(limit=None, threshold=None):
@@ -109,12 +145,13 @@ def empty(shape, dtype):
     nbytes = dtype.itemsize
     for s in shape:
         nbytes *= s
-    if nbytes < _settings["threshold"] or not _ENABLED:
-        return np.empty(shape, dtype)
-    return _take(shape, dtype, nbytes)
+    a = _take(shape, dtype, nbytes) if nbytes >= _settings["threshold"] and _ENABLED else None
+    return np.empty(shape, dtype) if a is None else a
 
 
 def _take(shape, dtype, nbytes):
+    """A pooled array of ``shape`` and ``dtype`` that nothing else holds, or None (the pool is
+    full of arrays in use): the caller then lets numpy allocate as usual."""
     key = (shape, dtype)
     with _lock:
         lst = _arrays.get(key)
@@ -122,20 +159,28 @@ def _take(shape, dtype, nbytes):
             # the most recently handed out first: likelier still in cache
             for k in range(len(lst) - 1, -1, -1):
                 a = lst[k]
-                if sys.getrefcount(a) == _FREE:
+                if sys.getrefcount(a) == _FREE and not _weakrefs(a):
+                    if a.shape != shape or a.dtype != dtype or not a.flags.writeable \
+                            or not a.flags.c_contiguous:
+                        # changed by whoever had it (a.shape = ..., read-only): let it go
+                        del lst[k], _epochs[id(a)]
+                        _held[0] -= a.nbytes
+                        continue
                     if k != len(lst) - 1:
                         del lst[k]
                         lst.append(a)
+                    _epochs[id(a)] += 1
                     return a
         limit = _settings["limit"]
         if _held[0] + nbytes > limit:
             _evict(_held[0] + nbytes - limit, key)
             if _held[0] + nbytes > limit:
-                return np.empty(shape, dtype)
+                return None
         a = np.empty(shape, dtype)
         if lst is None:
             lst = _arrays[key] = []
         lst.append(a)
+        _epochs[id(a)] = 0
         _held[0] += nbytes
         return a
 
@@ -152,6 +197,7 @@ def _evict(need, keep):
             if sys.getrefcount(a) == _FREE:
                 need -= a.nbytes
                 _held[0] -= a.nbytes
+                del _epochs[id(a)]
                 del lst[k]
             else:
                 k += 1
@@ -171,7 +217,7 @@ def out2(x, y):
     tx, ty = type(x), type(y)
     if tx is np.ndarray:
         if ty is np.ndarray:
-            if x.shape != y.shape or x.dtype != y.dtype:
+            if x.shape != y.shape or x.dtype != y.dtype or not _c_order(y):
                 return None
         elif ty is not float and ty is not int:
             return None
@@ -180,7 +226,8 @@ def out2(x, y):
         a = y
     else:
         return None
-    if a.dtype not in _FLOATS or a.nbytes < _settings["threshold"] or not _ENABLED:
+    if a.dtype not in _FLOATS or a.nbytes < _settings["threshold"] or not _ENABLED \
+            or not _c_order(a):
         return None
     return _take(a.shape, a.dtype, a.nbytes)
 
@@ -188,9 +235,15 @@ def out2(x, y):
 def out1(x):
     """A pooled array for the result of an elementwise ufunc of x, or None (not pooled)."""
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or x.nbytes < _settings["threshold"] \
-            or not _ENABLED:
+            or not _ENABLED or not _c_order(x):
         return None
     return _take(x.shape, x.dtype, x.nbytes)
+
+
+def _c_order(a):
+    """numpy would give an elementwise result of a in C order, as pooled arrays are (a 0-d
+    array is not pooled: numpy's result would be a scalar)."""
+    return a.ndim == 1 or (a.ndim > 1 and a.flags.c_contiguous)
 
 
 def binary(ufunc, x, y):

@@ -9,7 +9,6 @@ Jacobian block that is not a number, for array primitives), or a cell has one
 """
 import gc
 import threading
-import weakref
 
 import numpy as np
 
@@ -42,9 +41,10 @@ class Node:
     ten arrays of n for Rosenbrock, each on fresh pages the kernel must zero.  The sweep needs
     only the links (whose partials keep the arrays they use), so the tape holds a Node, links
     point at Nodes, and an intermediate array is freed as soon as f drops it, as it would be
-    without AD.  ``value`` is a weak reference to a plain array value (None for others), for
-    pictures of the tape.  (Not to the cell: a weak-referenceable cell costs every scalar
-    cell a few percent.)
+    without AD.  ``value`` refers to a plain array value without keeping it (None for others),
+    for pictures of the tape: a weak reference, or for a pooled array its handle, which also
+    notices when the pool has handed the memory out again (``dvlad.pool.handle``).  (Not to the
+    cell: a weak-referenceable cell costs every scalar cell a few percent.)
     """
 
     __slots__ = ("links", "index", "value")
@@ -85,7 +85,7 @@ def make_cell(tag, primal, links):
         return c
     e = Node()
     e.links, e.index = links, c.index
-    e.value = weakref.ref(primal) if p is primal else None
+    e.value = pool.handle(primal) if p is primal else None
     tape.append(e)
     return c
 
@@ -98,9 +98,8 @@ def entry_primal(e):
     plain array: a bundle of arrays under an HVP, say)."""
     if type(e) is not Node:
         return e.primal
-    if e.value is None or pool.released(e.value):
-        return FREED
-    return e.value()
+    v = None if e.value is None else pool.value_of(e.value)
+    return FREED if v is None else v
 
 
 class LinearMap:
