@@ -222,26 +222,7 @@ def _times(d, t, args=None):
     return _mul(d, t)
 
 
-def _mul(d, t):
-    """d·t; for float arrays (or an array and a Python number) in pooled memory."""
-    out = pool.out2(d, t)
-    return d * t if out is None else np.multiply(d, t, out=out)
-
-
-def _neg(t):
-    """−t; for a float array in pooled memory."""
-    out = pool.out1(t)
-    return -t if out is None else np.negative(t, out=out)
-
-
-def _add(a, b):
-    out = pool.out2(a, b)
-    return a + b if out is None else np.add(a, b, out=out)
-
-
-def _sub(a, b):
-    out = pool.out2(a, b)
-    return a - b if out is None else np.subtract(a, b, out=out)
+_mul, _neg, _add, _sub = pool.mul, pool.neg, pool.add, pool.sub
 
 
 def _fresh(d, args):

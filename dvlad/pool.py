@@ -28,8 +28,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["empty", "binary", "unary", "copy", "out1", "out2", "handle", "value_of", "released",
-           "clear", "configure", "stats"]
+__all__ = ["empty", "mul", "add", "sub", "neg", "copy", "out1", "out2", "handle", "value_of",
+           "released", "clear", "configure", "stats"]
 
 _lock = threading.Lock()
 _arrays = {}            # (shape, dtype) -> [array, ...]
@@ -246,16 +246,29 @@ def _c_order(a):
     return a.ndim == 1 or (a.ndim > 1 and a.flags.c_contiguous)
 
 
-def binary(ufunc, x, y):
-    """ufunc(x, y), its result in a pooled array where :func:`out2` gives one."""
-    out = out2(x, y)
-    return ufunc(x, y) if out is None else ufunc(x, y, out=out)
+def mul(a, b):
+    """a·b; its result in a pooled array where :func:`out2` gives one (else the operator, so
+    AD numbers and other kinds multiply as they always do)."""
+    out = out2(a, b)
+    return a * b if out is None else np.multiply(a, b, out=out)
 
 
-def unary(ufunc, x):
-    """ufunc(x), its result in a pooled array where :func:`out1` gives one."""
-    out = out1(x)
-    return ufunc(x) if out is None else ufunc(x, out=out)
+def add(a, b):
+    """a + b, as :func:`mul`."""
+    out = out2(a, b)
+    return a + b if out is None else np.add(a, b, out=out)
+
+
+def sub(a, b):
+    """a − b, as :func:`mul`."""
+    out = out2(a, b)
+    return a - b if out is None else np.subtract(a, b, out=out)
+
+
+def neg(a):
+    """−a; in a pooled array where :func:`out1` gives one."""
+    out = out1(a)
+    return -a if out is None else np.negative(a, out=out)
 
 
 def copy(x):

@@ -133,14 +133,9 @@ def _value(c):
     if type(c) is Placed:
         return c.dense()
     if type(c) is Negated:
-        return _negative(_value(c.s))
+        return pool.neg(_value(c.s))
     return c
 
-
-def _negative(v):
-    """−v; for a float array in pooled memory."""
-    out = pool.out1(v)
-    return -v if out is None else np.negative(v, out=out)
 
 
 def plain_bundle(v):
@@ -185,7 +180,7 @@ def _fresh_sum(v, c):
     neg = type(v) is Negated
     if neg:
         v = v.s
-    copy = _negative if neg else pool.copy
+    copy = pool.neg if neg else pool.copy
     if type(v) is np.ndarray:
         w = copy(v)
     elif plain_bundle(v):
