@@ -10,9 +10,9 @@ import timeit
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dvlad as ad  # noqa: E402
-from dvlad.tags import REVERSE, new_tag  # noqa: E402
-from dvlad.sweep import sweep  # noqa: E402
-from dvlad.tape import make_cell  # noqa: E402
+from dvlad.core.tags import REVERSE, new_tag  # noqa: E402
+from dvlad.modes.sweep import sweep  # noqa: E402
+from dvlad.numbers.tape import make_cell  # noqa: E402
 from workloads import rosen_start, rosenbrock  # noqa: E402
 
 

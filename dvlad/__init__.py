@@ -4,18 +4,16 @@
 >>> ad.derivative(lambda x: x * ad.derivative(lambda y: x + y)(1.0))(1.0)
 1.0
 """
-from . import (
-                   arrays,
-                   naive,
-                   protocol,  # noqa: F401  (installs numpy's protocols on bundles and tape cells)
-)
-from .api import derivative, directional_derivative, gradient_r, jvp, primal, vjp
-from .bundle import Bundle
-from .custom import primitive, vector_primitive
-from .fixed_point import fixed_point, root
-from .graph import GraphvizMissingError, tape_graph, tape_text
-from .matrices import gradient_f, hessian, hvp, jacobian_f, jacobian_r
-from .ops import (
+from . import arrays  # (importing dvlad.arrays installs numpy's protocols on AD numbers)
+from .core import pool
+from .teaching import naive
+from .modes.api import derivative, directional_derivative, gradient_r, jvp, primal, vjp
+from .numbers.bundle import Bundle
+from .operators.custom import primitive, vector_primitive
+from .operators.fixed_point import fixed_point, root
+from .teaching.graph import GraphvizMissingError, tape_graph, tape_text
+from .operators.matrices import gradient_f, hessian, hvp, jacobian_f, jacobian_r
+from .numbers.primitives import (
                    abs,
                    acos,
                    add,
@@ -52,17 +50,17 @@ from .ops import (
                    tanh,
                    trunc,
 )
-from .taylor import derivatives, directional_derivatives, nth_derivative, taylor
-from .tags import (
+from .modes.taylor import derivatives, directional_derivatives, nth_derivative, taylor
+from .core.tags import (
                    DvladError,
                    FixedPointError,
                    NotDifferentiableError,
                    PerturbedConversionError,
                    TagOrderError,
 )
-from .tape import LinearMap, TapeCell
-from .tower import Tower
-from .testing import check_grads
+from .numbers.tape import LinearMap, TapeCell
+from .numbers.tower import Tower
+from .operators.testing import check_grads
 
 __version__ = "0.1.0"
 

@@ -3,7 +3,7 @@ import sys
 
 
 def main(argv=None):
-    from dvlad.tour import run
+    from dvlad.teaching.tour import run
     return run(sys.argv[1:] if argv is None else argv)
 
 

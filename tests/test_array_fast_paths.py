@@ -1,11 +1,11 @@
 """The array fast paths of issue #5's speed work must never change a value or touch an array
 they do not own.
 
-- Partials multiply into their own new arrays (dvlad.lift._times, _fresh): never into an argument,
+- Partials multiply into their own new arrays (dvlad.numbers.lift._times, _fresh): never into an argument,
   a primal the tape keeps, or an array the caller gave.
 - A sensitivity that is one number broadcast (the transpose of a sum) is multiplied as that
   number.
-- The sweep keeps the sign of a sensitivity through partials of −1 pending (dvlad.tape.Negated);
+- The sweep keeps the sign of a sensitivity through partials of −1 pending (dvlad.numbers.tape.Negated);
   one that reaches a result is computed at the end.
 - The tape holds Nodes for array cells, so intermediate arrays are freed while f runs.
 Every value is checked against its closed form.
@@ -141,7 +141,7 @@ def test_intermediate_arrays_are_freed_while_f_runs():
 def test_placed_dense_writes_the_block_and_zeros_the_rest(idx, neg, dtype):
     """The transpose of x[idx] made dense (one pass for a block of leading rows) equals zeros
     with ±s added at idx, for slices of every kind, the sign flag and float32."""
-    from dvlad.sweep import Placed
+    from dvlad.modes.sweep import Placed
     shape = (7, 3)
     s = np.arange(1.0, 1.0 + np.zeros(shape)[idx].size).reshape(np.zeros(shape)[idx].shape)
     s = s.astype(dtype)

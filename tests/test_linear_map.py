@@ -7,10 +7,10 @@ perturbation flows through (forward over reverse).
 import numpy as np
 
 import dvlad
-from dvlad.bundle import make_bundle, tangent_of
-from dvlad.tags import FORWARD, REVERSE, new_tag
-from dvlad.sweep import sweep
-from dvlad.tape import LinearMap, make_cell
+from dvlad.numbers.bundle import make_bundle, tangent_of
+from dvlad.core.tags import FORWARD, REVERSE, new_tag
+from dvlad.modes.sweep import sweep
+from dvlad.numbers.tape import LinearMap, make_cell
 
 
 class Matrix(LinearMap):

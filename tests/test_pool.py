@@ -11,8 +11,8 @@ import pytest
 
 import dvlad
 from dvlad import pool
-from dvlad.api import record
-from dvlad.tape import FREED, entry_primal
+from dvlad.modes.api import record
+from dvlad.numbers.tape import FREED, entry_primal
 from support import rosenbrock as rosen, rosenbrock_gradient as rosen_grad, rosenbrock_hvp as rosen_hvp
 
 N = 40_000                   # 320 KB of float64: above the default threshold

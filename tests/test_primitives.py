@@ -13,7 +13,7 @@ import pytest
 
 import dvlad
 from dvlad import check_grads, primitive, vector_primitive
-from dvlad.rules import BINARY, UNARY
+from dvlad.core.rules import BINARY, UNARY
 from support import OPS, MODES1, MODES2, MODES3, close, nest  # noqa: E402
 
 

@@ -8,7 +8,7 @@ Oracles, never hard-coded derivative values:
   the rule table, to order 8, with the tower in x only, in y only, in both, and in x = y;
 - nested ``dvlad.derivative`` (n levels of forward mode), and repeated
   ``dvlad.directional_derivative`` for arrays;
-- the derivation from the rule's own partials, ``dvlad.tower._from_partials``, which the
+- the derivation from the rule's own partials, ``dvlad.numbers.tower._from_partials``, which the
   recurrences (and the generated float kernels) must agree with;
 - exact closed forms (dyadic derivatives of sqrt at 4, polynomials, piecewise-constant rows).
 
@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from mpmath import mp
 
 import dvlad as ad
-from dvlad import kernels as K
-from dvlad import tower as T
-from dvlad.rules import RULES, TABLE
-from dvlad.tags import TAYLOR, new_tag
+from dvlad.core import kernels as K
+from dvlad.numbers import tower as T
+from dvlad.core.rules import RULES, TABLE
+from dvlad.core.tags import TAYLOR, new_tag
 
 MPF = type(mpmath.mpf(1))
 D = ad.derivative
@@ -1245,7 +1245,7 @@ def test_property_directional_derivatives_along_any_direction(names, x0, x1, v0,
 # ---- 9. the naming convention -------------------------------------------------------------------
 
 def test_naming_convention_is_stated_in_the_docs():
-    doc = sys.modules["dvlad.taylor"].__doc__
+    doc = sys.modules["dvlad.modes.taylor"].__doc__
     for name in ("``taylor``", "``derivatives``", "``nth_derivative``",
                  "``directional_derivatives``"):
         assert name in doc, name
@@ -1346,9 +1346,9 @@ def test_extraction_descends_through_newer_live_layers():
     tangent_e(Tower(t, [c₀, c₁])) = Tower(t, [tangent_e(c₀), tangent_e(c₁)]), and likewise for
     coefficients through a bundle or a tower.  (No public path reaches a live newer layer at
     extraction today; the rule is the one DESIGN-NOTES gives for bundles.)"""
-    from dvlad.bundle import make_bundle, primal_of, tangent_of
-    from dvlad.tags import FORWARD
-    from dvlad.taylor import series_of
+    from dvlad.numbers.bundle import make_bundle, primal_of, tangent_of
+    from dvlad.core.tags import FORWARD
+    from dvlad.modes.taylor import series_of
     older_f = new_tag(FORWARD, "test")
     older_t = new_tag(TAYLOR, "test")
     newer_t = new_tag(TAYLOR, "test")

@@ -16,7 +16,7 @@ import pytest
 
 import dvlad
 from dvlad import naive
-from dvlad.tags import FORWARD, REVERSE, new_tag
+from dvlad.core.tags import FORWARD, REVERSE, new_tag
 
 ROOT = Path(__file__).resolve().parent.parent
 D = dvlad.derivative
@@ -304,7 +304,7 @@ def test_tape_text_unreached_and_constant_output():
 
 
 def test_tape_text_of_an_array_function_says_which_values_were_freed():
-    """An array the sweep does not need is freed while f runs (dvlad.tape.Node); the picture
+    """An array the sweep does not need is freed while f runs (dvlad.numbers.tape.Node); the picture
     says so and still shows the input, the kept value and every sensitivity.  f = Σ sin(x)·x:
     ∂f/∂x = cos(x)·x + sin(x); sin(x) is kept (it is the product's partial), sin(x)·x is not."""
     import numpy as np
@@ -334,7 +334,7 @@ def _tour(*args):
 
 
 def _sections():
-    from dvlad.tour import SECTIONS
+    from dvlad.teaching.tour import SECTIONS
     return [(name, title) for name, title, _ in SECTIONS]
 
 

@@ -12,8 +12,8 @@ import threading
 
 import numpy as np
 
-from . import pool
-from .number import ADNumber
+from ..core import pool
+from ..core.number import ADNumber
 
 
 class TapeCell(ADNumber):

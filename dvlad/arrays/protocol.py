@@ -10,14 +10,15 @@ methods also provide, so object arrays of scalar AD numbers keep working.
 """
 import numpy as np
 
-from . import arrays as A
-from . import ops as L
-from .bundle import Bundle
-from .number import strip
-from .structures import elementwise
-from .tags import NotDifferentiableError
-from .tape import TapeCell
-from .tower import Tower
+from . import linalg as LA
+from . import primitives as A
+from ..numbers import primitives as L
+from ..numbers.bundle import Bundle
+from ..core.number import strip
+from ..core.structures import elementwise
+from ..core.tags import NotDifferentiableError
+from ..numbers.tape import TapeCell
+from ..numbers.tower import Tower
 
 UFUNCS = {
     np.add: L.add, np.subtract: L.sub, np.multiply: L.mul, np.true_divide: L.div,
@@ -27,7 +28,7 @@ UFUNCS = {
     np.log1p: L.log1p, np.sin: L.sin, np.cos: L.cos, np.tan: L.tan, np.arcsin: L.asin,
     np.arccos: L.acos, np.arctan: L.atan, np.arctan2: L.atan2, np.sinh: L.sinh, np.cosh: L.cosh,
     np.tanh: L.tanh, np.hypot: L.hypot, np.maximum: L.maximum, np.minimum: L.minimum,
-    np.matmul: A.matmul, np.floor: L.floor, np.ceil: L.ceil, np.trunc: L.trunc,
+    np.matmul: LA.matmul, np.floor: L.floor, np.ceil: L.ceil, np.trunc: L.trunc,
     np.rint: L.round, np.sign: L.sign, np.floor_divide: L.floordiv, np.remainder: L.mod,
 }
 # Functions of primals only: their results carry no derivative (booleans, predicates).
@@ -114,15 +115,15 @@ FUNCTIONS = {
     np.sum: _reduction(A.sum), np.mean: _reduction(A.mean), np.prod: _reduction(A.prod),
     np.max: _reduction(A.amax), np.amax: _reduction(A.amax), np.min: _reduction(A.amin),
     np.amin: _reduction(A.amin),
-    np.dot: lambda a, b, out=None: (_plain(out=out), A.dot(a, b))[1],
-    np.inner: A.inner, np.outer: lambda a, b, out=None: (_plain(out=out), A.outer(a, b))[1],
-    np.tensordot: A.tensordot,
+    np.dot: lambda a, b, out=None: (_plain(out=out), LA.dot(a, b))[1],
+    np.inner: LA.inner, np.outer: lambda a, b, out=None: (_plain(out=out), LA.outer(a, b))[1],
+    np.tensordot: LA.tensordot,
     np.einsum: lambda spec, *ops, out=None, optimize=False: (_plain(out=out),
-                                                             A.einsum(spec, *ops))[1],
+                                                             LA.einsum(spec, *ops))[1],
     np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: (
-        _plain(dtype=dtype, out=out), A.trace(a, offset, axis1, axis2))[1],
-    np.linalg.solve: A.solve, np.linalg.inv: A.inv, np.linalg.det: A.det,
-    np.linalg.slogdet: A.slogdet, np.linalg.norm: _norm,
+        _plain(dtype=dtype, out=out), LA.trace(a, offset, axis1, axis2))[1],
+    np.linalg.solve: LA.solve, np.linalg.inv: LA.inv, np.linalg.det: LA.det,
+    np.linalg.slogdet: LA.slogdet, np.linalg.norm: _norm,
     np.reshape: _reshape, np.transpose: A.transpose, np.swapaxes: A.swapaxes,
     np.squeeze: A.squeeze, np.expand_dims: A.expand_dims, np.ravel: lambda a, order="C":
     A.reshape(a, (-1,)),
@@ -179,8 +180,8 @@ def _install(cls):
     cls.__len__ = _len
     cls.__iter__ = _iter
     cls.__getitem__ = _getitem
-    cls.__matmul__ = A.matmul
-    cls.__rmatmul__ = lambda self, other: A.matmul(other, self)
+    cls.__matmul__ = LA.matmul
+    cls.__rmatmul__ = lambda self, other: LA.matmul(other, self)
     cls.sum = lambda self, axis=None, keepdims=False: A.sum(self, axis, keepdims)
     cls.mean = lambda self, axis=None, keepdims=False: A.mean(self, axis, keepdims)
     cls.prod = lambda self, axis=None, keepdims=False: A.prod(self, axis, keepdims)
@@ -192,9 +193,9 @@ def _install(cls):
     cls.swapaxes = A.swapaxes
     cls.squeeze = A.squeeze
     cls.ravel = cls.flatten = lambda self: A.reshape(self, (-1,))
-    cls.dot = A.dot
+    cls.dot = LA.dot
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
-    cls.trace = A.trace
+    cls.trace = LA.trace
     # numpy applies a ufunc to an object array by calling each element's method of that name
     for name, op in (("sin", L.sin), ("cos", L.cos), ("tan", L.tan), ("arcsin", L.asin),
                      ("arccos", L.acos), ("arctan", L.atan), ("sinh", L.sinh),

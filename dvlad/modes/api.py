@@ -7,10 +7,10 @@ back in the same structure.  Jacobians, Hessians and HVPs are in :mod:`dvlad.mat
 """
 import numpy as np
 
-from .base import one_like, zero_like
-from .bundle import Bundle, make_bundle, primal_of, tangent_of
-from .number import ADNumber, strip, strip_dead
-from .structures import (
+from ..core.base import one_like, zero_like
+from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
+from ..core.number import ADNumber, strip, strip_dead
+from ..core.structures import (
     describe,
     flatten,
     in_object_array,
@@ -20,8 +20,8 @@ from .structures import (
     unflatten,
 )
 from .sweep import sweep
-from .tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
-from .tape import TapeCell, gc_paused, make_cell
+from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
+from ..numbers.tape import TapeCell, gc_paused, make_cell
 
 __all__ = ["derivative", "gradient_r", "jvp", "directional_derivative", "vjp", "primal"]
 

@@ -10,7 +10,7 @@ import builtins
 
 import numpy as np
 
-from .arrays import (
+from .primitives import (
     _Apply,
     _primitive,
     broadcast_to,
@@ -23,10 +23,10 @@ from .arrays import (
     swapaxes,
     transpose,
 )
-from .number import strip
-from .ops import mul
-from .tags import NotDifferentiableError
-from .tower import ZERO
+from ..core.number import strip
+from ..numbers.primitives import mul
+from ..core.tags import NotDifferentiableError
+from ..numbers.tower import ZERO
 
 
 def _matmul_grad_a(s, b, a_shape):

@@ -69,6 +69,11 @@ class ADNumber:
         return round(strip(self), ndigits)
 
 
+#: dvlad's array primitives that the layers below dvlad.arrays need (broadcast_to, sum_to, where,
+#: getitem, scatter): filled in when dvlad.arrays is imported, so that no module imports upward.
+ARRAY_OPS = {}
+
+
 def strip(x):
     """x with every perturbation removed: its innermost primal (a base number)."""
     while isinstance(x, ADNumber):

@@ -13,11 +13,11 @@ import random
 import mpmath
 import numpy as np
 
-from .api import jvp, vjp
-from .base import MPF
+from ..modes.api import jvp, vjp
+from ..core.base import MPF
 from .matrices import _dot
-from .number import strip
-from .structures import flatten, unflatten
+from ..core.number import strip
+from ..core.structures import flatten, unflatten
 
 __all__ = ["check_grads"]
 

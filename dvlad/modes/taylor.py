@@ -16,12 +16,12 @@ import operator
 import numpy as np
 
 from .api import _is_zero, _real, _same_shapes
-from .base import MPF, one_like, zero_like
-from .bundle import Bundle, make_bundle
-from .number import ADNumber, strip, strip_dead
-from .structures import flatten, in_object_array, leaf, map_leaves, unflatten
-from .tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
-from .tower import ZERO, Tower, make_tower
+from ..core.base import MPF, one_like, zero_like
+from ..numbers.bundle import Bundle, make_bundle
+from ..core.number import ADNumber, strip, strip_dead
+from ..core.structures import flatten, in_object_array, leaf, map_leaves, unflatten
+from ..core.tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
+from ..numbers.tower import ZERO, Tower, make_tower
 
 __all__ = ["taylor", "derivatives", "nth_derivative", "directional_derivatives"]
 

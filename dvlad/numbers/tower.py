@@ -33,10 +33,10 @@ as it is in every other mode and for every base type.
 """
 import numpy as np
 
-from .base import MPF, promote
-from .kernels import _float_kernel
-from .number import ADNumber, strip, strip_dead
-from .series import (
+from ..core.base import MPF, promote
+from ..core.kernels import _float_kernel
+from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
+from ..core.series import (
     _QUOTIENTS,
     BINARY,
     UNARY,
@@ -48,7 +48,7 @@ from .series import (
     _op,
     _zero,
 )
-from .tags import alive
+from ..core.tags import alive
 
 
 class Tower(ADNumber):
@@ -259,14 +259,10 @@ def _unreached(term, da, tag):
             still = moved if still is None else still | moved
     if still is None or still.all():
         return term
-    where = ARRAYS()["where"]
+    where = ARRAY_OPS["where"]
     return make_tower(tag, [c if _zero(c) else where(still, c, 0.0) for c in cs])
 
 
-def ARRAYS():
-    """dvlad's array primitives (where, broadcast_to), bound once dvlad.arrays is imported."""
-    from .lift import ARRAY_OPS
-    return ARRAY_OPS
 
 
 def _fit(z):
@@ -285,7 +281,7 @@ def _fit(z):
             while isinstance(cb, ADNumber):
                 cb = cb.primal
             if np.shape(cb) != shape:
-                c = ARRAYS()["broadcast_to"](c, shape)
+                c = ARRAY_OPS["broadcast_to"](c, shape)
         out.append(c)
     return out
 

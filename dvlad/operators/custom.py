@@ -6,13 +6,13 @@
 primitives whose Jacobian is better applied than formed.  Both nest like built-in primitives as
 long as the partials, JVP and VJP are written with dvlad's operations.
 """
-from .bundle import make_bundle
-from .lift import lift_n
-from .number import ADNumber, newest_tag, strip, strip_dead
-from .structures import flatten, unflatten
-from .tags import FORWARD, TAYLOR
-from .tape import Cotangent, MultiLink, joint_cells
-from .tower import tower_jvp
+from ..numbers.bundle import make_bundle
+from ..numbers.lift import lift_n
+from ..core.number import ADNumber, newest_tag, strip, strip_dead
+from ..core.structures import flatten, unflatten
+from ..core.tags import FORWARD, TAYLOR
+from ..numbers.tape import Cotangent, MultiLink, joint_cells
+from ..numbers.tower import tower_jvp
 
 __all__ = ["primitive", "vector_primitive"]
 

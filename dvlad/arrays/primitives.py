@@ -10,15 +10,16 @@ import builtins
 
 import numpy as np
 
-from .lift import ARRAY_OPS, _shape, lift_n
-from .number import ADNumber, strip
-from .sweep import Placed, plain_bundle
-from .tape import LinearMap
+from ..core.number import ARRAY_OPS
+from ..numbers.lift import _shape, lift_n
+from ..core.number import ADNumber, strip
+from ..modes.sweep import Placed
+from ..numbers.bundle import plain_bundle
+from ..numbers.tape import LinearMap
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
-           "clip", "matmul", "dot", "inner", "outer", "tensordot", "einsum", "trace", "solve",
-           "inv", "det", "slogdet", "shape"]
+           "clip", "shape", "scatter"]
 
 
 def shape(v):
@@ -347,19 +348,3 @@ for _op in (broadcast_to, reshape, _transpose, getitem, sum):
 
 ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where, getitem=getitem,
                  scatter=_scatter_constant_aware)
-
-# Products and linear algebra live in dvlad.linalg, built on the primitives above; this namespace
-# is where users find every array primitive.
-from .linalg import (  # noqa: E402
-    det,
-    dot,
-    einsum,
-    inner,
-    inv,
-    matmul,
-    outer,
-    slogdet,
-    solve,
-    tensordot,
-    trace,
-)

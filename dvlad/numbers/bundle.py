@@ -3,8 +3,10 @@
 A bundle for tag ε is primal + tangent·ε with ε² = 0.  Its primal and tangent carry only tags
 older than ε, so a value's layers are ordered newest outermost.
 """
-from .number import ADNumber
-from .tags import TagOrderError, alive, newer
+import numpy as np
+
+from ..core.number import ADNumber
+from ..core.tags import TagOrderError, alive, newer
 from .tower import Tower, make_tower
 
 
@@ -70,3 +72,9 @@ def primal_of(v, tag):
             return _through_tower(v, vt, tag, lambda c: primal_of(c, tag))
         return make_bundle(vt, primal_of(v.primal, tag), primal_of(v.tangent, tag))
     return v
+
+
+def plain_bundle(v):
+    """A bundle one layer deep over plain arrays (the sensitivities of an HVP)."""
+    return (type(v) is Bundle and type(v.primal) is np.ndarray
+            and type(v.tangent) is np.ndarray)

@@ -16,14 +16,16 @@ import math
 
 import numpy as np
 
-from . import base, pool
+from ..core import base
+from ..core import pool
 from .bundle import Bundle
-from .lift import ARRAY_OPS, _lift1, _lift2
-from .number import strip
-from .rules import TABLE
+from ..core.number import ARRAY_OPS
+from .lift import _lift1, _lift2
+from ..core.number import strip
+from ..core.rules import TABLE
 from .tape import TapeCell
 from .tower import Tower, tower1, tower2
-from .vectorize import make_helpers, vectorize
+from ..core.vectorize import make_helpers, vectorize
 
 # Templates.  X, Y are the arguments; x, y their primals; r the result; {base}, {dx}, {dy} the
 # row's expressions.  "ARGS" is "X, Y", or "Y, X" for the reflected operator (__rsub__ ...).

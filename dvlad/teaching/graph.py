@@ -8,11 +8,11 @@ import os
 import shutil
 import subprocess
 
-from .api import record, sensitivities
-from .base import one_like
-from .number import strip
-from .tags import DvladError
-from .tape import FREED, TapeCell, entry_primal, link_pairs
+from ..modes.api import record, sensitivities
+from ..core.base import one_like
+from ..core.number import strip
+from ..core.tags import DvladError
+from ..numbers.tape import FREED, TapeCell, entry_primal, link_pairs
 
 
 class GraphvizMissingError(DvladError, RuntimeError):

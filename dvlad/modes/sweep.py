@@ -10,9 +10,9 @@ its inputs back at once.  Array sensitivities get the array-specific care of ``_
 """
 import numpy as np
 
-from . import pool
-from .bundle import Bundle, make_bundle
-from .tape import Cotangent, LinearMap, Negated
+from ..core import pool
+from ..numbers.bundle import Bundle, make_bundle, plain_bundle
+from ..numbers.tape import Cotangent, LinearMap, Negated
 
 
 def sweep(tape, seeds, consume=False):
@@ -136,12 +136,6 @@ def _value(c):
         return pool.neg(_value(c.s))
     return c
 
-
-
-def plain_bundle(v):
-    """A bundle one layer deep over plain arrays (the sensitivities of an HVP)."""
-    return (type(v) is Bundle and type(v.primal) is np.ndarray
-            and type(v.tangent) is np.ndarray)
 
 
 def _add_into(v, c):

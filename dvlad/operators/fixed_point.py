@@ -21,17 +21,17 @@ import math
 import mpmath
 import numpy as np
 
-from .api import derivative
-from .base import MPF, zero_like
-from .bundle import make_bundle, tangent_of
+from ..modes.api import derivative
+from ..core.base import MPF, zero_like
+from ..numbers.bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
-from .number import ADNumber, newest_tag, strip, strip_dead
-from .structures import flatten, unflatten
-from .sweep import sweep_segment
-from .tags import FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
-from .taylor import series_of, tower_order
-from .tower import ZERO, make_tower
-from .tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
+from ..core.number import ADNumber, newest_tag, strip, strip_dead
+from ..core.structures import flatten, unflatten
+from ..modes.sweep import sweep_segment
+from ..core.tags import FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
+from ..modes.taylor import series_of, tower_order
+from ..numbers.tower import ZERO, make_tower
+from ..numbers.tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
 
 __all__ = ["fixed_point", "root"]
 

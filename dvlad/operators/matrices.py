@@ -8,7 +8,7 @@ block itself.
 """
 import numpy as np
 
-from .api import (
+from ..modes.api import (
     _forward,
     flat_scalars,
     scalar_tangent,
@@ -18,11 +18,11 @@ from .api import (
     directional_derivative,
     gradient_r,
 )
-from .base import one_like, zero_like
-from .number import ADNumber, strip
-from .bundle import make_bundle
-from .structures import flatten, unflatten
-from .tags import FORWARD, new_tag
+from ..core.base import one_like, zero_like
+from ..core.number import ADNumber, strip
+from ..numbers.bundle import make_bundle
+from ..core.structures import flatten, unflatten
+from ..core.tags import FORWARD, new_tag
 
 
 def gradient_f(f):
@@ -78,7 +78,7 @@ def _assemble(values, out_shape, in_shape, axis):
     dvlad's operations), so a Jacobian taken inside another derivative still carries it."""
     if not in_shape and not out_shape:
         return values[0]
-    from . import arrays
+    from ..arrays import primitives as arrays
     if any(isinstance(v, ADNumber) for v in values):
         stacked = arrays.stack(values, axis)
         return arrays.reshape(stacked, tuple(out_shape) + tuple(in_shape))
@@ -166,7 +166,7 @@ def hessian(f):
 
 def _dot(a, b):
     """⟨a, b⟩ over every number of two structures of numbers and arrays."""
-    from .arrays import sum as array_sum
+    from ..arrays.primitives import sum as array_sum
     xs, _ = flatten(a, "hvp")
     ys, _ = flatten(b, "hvp")
     _same_shapes(xs, ys, "hvp: the direction", "the point")

@@ -20,12 +20,12 @@ import math
 
 import numpy as np
 
-from . import base, pool
-from .bundle import Bundle, make_bundle
-from .number import ADNumber, strip, strip_dead
-from .structures import elementwise
-from .tags import FORWARD, TAYLOR, NotDifferentiableError, alive, newer
-from .sweep import plain_bundle
+from ..core import base
+from ..core import pool
+from .bundle import Bundle, make_bundle, plain_bundle
+from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
+from ..core.structures import elementwise
+from ..core.tags import FORWARD, TAYLOR, NotDifferentiableError, alive, newer
 from .tape import LinearMap, Negated, TapeCell, make_cell
 from .tower import Tower, tower1, tower2, tower_n
 
@@ -344,8 +344,6 @@ class LazyPartial(LinearMap):
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 
-#: Filled by dvlad.arrays (which builds on this module): broadcast_to, sum_to, where.
-ARRAY_OPS = {}
 
 
 def lift_n(op, partials, args, with_result=False):

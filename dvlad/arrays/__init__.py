@@ -1,0 +1,35 @@
+"""Array primals: the primitives whose Jacobian is not diagonal, linear algebra, and numpy's
+protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primitive.
+
+- :mod:`dvlad.arrays.primitives`: shapes, indexing, reductions, where (each with its linear map);
+- :mod:`dvlad.arrays.linalg`: products, einsum, solve, inv, det, slogdet;
+- :mod:`dvlad.arrays.protocol`: ``__array_ufunc__``/``__array_function__``, so numpy code
+  differentiates as it is (importing it installs them).
+"""
+from . import protocol  # noqa: F401  (installs numpy's protocols on bundles, tape cells, towers)
+from .linalg import det, dot, einsum, inner, inv, matmul, outer, slogdet, solve, tensordot, trace
+from .primitives import (
+    amax,
+    amin,
+    broadcast_to,
+    clip,
+    concatenate,
+    expand_dims,
+    getitem,
+    mean,
+    prod,
+    reshape,
+    shape,
+    squeeze,
+    stack,
+    sum,
+    sum_to,
+    swapaxes,
+    transpose,
+    where,
+)
+
+__all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
+           "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
+           "clip", "matmul", "dot", "inner", "outer", "tensordot", "einsum", "trace", "solve",
+           "inv", "det", "slogdet", "shape"]

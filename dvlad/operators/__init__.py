@@ -1,0 +1,2 @@
+"""Operators built on the modes: Jacobians, Hessians, HVPs, fixed points, user primitives, testing.
+"""

@@ -1,0 +1,2 @@
+"""Teaching: the naive (wrong on purpose) dual numbers, the guided tour, pictures of tapes.
+"""
