@@ -12,7 +12,7 @@ import numpy as np
 
 from . import linalg as LA
 from . import primitives as A
-from ..numbers import primitives as L
+from ..core.rules import TABLE
 from ..numbers.bundle import Bundle
 from ..core.number import strip
 from ..core.structures import elementwise
@@ -20,17 +20,10 @@ from ..core.tags import NotDifferentiableError
 from ..numbers.tape import TapeCell
 from ..numbers.tower import Tower
 
-UFUNCS = {
-    np.add: L.add, np.subtract: L.sub, np.multiply: L.mul, np.true_divide: L.div,
-    np.power: L.pow, np.float_power: L.pow, np.negative: L.neg, np.positive: lambda x: x,
-    np.absolute: L.abs, np.fabs: L.abs, np.sqrt: L.sqrt, np.square: L.square,
-    np.reciprocal: L.reciprocal, np.exp: L.exp, np.expm1: L.expm1, np.log: L.log,
-    np.log1p: L.log1p, np.sin: L.sin, np.cos: L.cos, np.tan: L.tan, np.arcsin: L.asin,
-    np.arccos: L.acos, np.arctan: L.atan, np.arctan2: L.atan2, np.sinh: L.sinh, np.cosh: L.cosh,
-    np.tanh: L.tanh, np.hypot: L.hypot, np.maximum: L.maximum, np.minimum: L.minimum,
-    np.matmul: LA.matmul, np.floor: L.floor, np.ceil: L.ceil, np.trunc: L.trunc,
-    np.rint: L.round, np.sign: L.sign, np.floor_divide: L.floordiv, np.remainder: L.mod,
-}
+# numpy's ufunc -> dvlad's primitive: from the rule table's rows (each names the ufuncs it
+# answers to), plus matmul (an array primitive) and the identity.
+UFUNCS = {getattr(np, name): rule.op for rule in TABLE for name in rule.ufuncs}
+UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x})
 # Functions of primals only: their results carry no derivative (booleans, predicates).
 PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
               np.isnan, np.isinf, np.isfinite, np.signbit, np.logical_and, np.logical_or,
@@ -98,7 +91,7 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 def _norm(x, ord=None, axis=None, keepdims=False):
     if ord not in (None, 2, "fro") or (ord == 2 and len(A.shape(x)) > 1 and axis is None):
         raise _no_rule(f"numpy.linalg.norm with ord={ord!r}")
-    return L.sqrt(A.sum(x * x, axis, keepdims))
+    return np.sqrt(A.sum(x * x, axis, keepdims))
 
 
 def _diff(a, n=1, axis=-1):
@@ -197,13 +190,10 @@ def _install(cls):
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
     cls.trace = LA.trace
     # numpy applies a ufunc to an object array by calling each element's method of that name
-    for name, op in (("sin", L.sin), ("cos", L.cos), ("tan", L.tan), ("arcsin", L.asin),
-                     ("arccos", L.acos), ("arctan", L.atan), ("sinh", L.sinh),
-                     ("cosh", L.cosh), ("tanh", L.tanh), ("exp", L.exp), ("expm1", L.expm1),
-                     ("log", L.log), ("log1p", L.log1p), ("sqrt", L.sqrt)):
-        setattr(cls, name, op)
-    cls.arctan2 = lambda self, other: L.atan2(self, other)
-    cls.hypot = lambda self, other: L.hypot(self, other)
+    for rule in TABLE:
+        for name in rule.ufuncs:
+            if not hasattr(cls, name):
+                setattr(cls, name, rule.op)
 
 
 for _cls in (Bundle, TapeCell, Tower):

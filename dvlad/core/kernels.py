@@ -1,5 +1,10 @@
-"""Straight-line float kernels for the hot recurrences of :mod:`dvlad.series`, per order n."""
-from .base import FLOAT
+"""Straight-line float kernels for the hot recurrences of :mod:`dvlad.core.series`, per order n.
+
+A row of the rule table names its kernel with :func:`kernel` (a source template and the float
+functions it calls, by the template's own letters); the source is registered with ``linecache``,
+so tracebacks and ``inspect`` show it.
+"""
+import linecache
 
 # For a tower whose coefficients are all finite floats (so 0·c = 0 exactly: no structural zero
 # needs skipping), the hot primitives run a function generated for their order n, value
@@ -38,38 +43,43 @@ def _kernel_source(args, head, n, affine_on, affine, dense):
     return "\n".join(lines) + "\n"
 
 
-def _exp_source(name, n):
+def exp_source(n):
     affine = [f"z{k} = a1*z{k - 1}{_by(k)}" for k in range(1, n + 1)]
     affine += [f"return [{_names('z', n)}]"]
     dense = [f"w{j} = {_times(j)}a{j}" for j in range(1, n + 1)]
     dense += [f"z{k} = ({_terms((f'w{j}', f'z{k - j}') for j in range(1, k + 1))}){_by(k)}"
               for k in range(1, n + 1)]
     dense += [f"return [{_names('z', n)}]"]
-    return _kernel_source("a", [f"{_names('a', n)}, = a", "z0 = exp(a0)"], n, "a", affine, dense)
+    return _kernel_source("a", [f"{_names('a', n)}, = a", "z0 = F(a0)"], n, "a", affine, dense)
 
 
-def _sin_cos_source(name, n):
-    neg = "" if name in ("sinh", "cosh") else "-"
-    s, c = ("sin", "cos") if neg else ("sinh", "cosh")
-    out = "s" if name in ("sin", "sinh") else "c"
+def sin_cos_source(first, hyperbolic):
+    """The kernel of sin/cos (sinh/cosh with ``hyperbolic``): S and C are the pair's functions,
+    ``first`` says the result is S's."""
+    return lambda n: _sin_cos_source(first, hyperbolic, n)
+
+
+def _sin_cos_source(first, hyperbolic, n):
+    minus = "" if hyperbolic else "-"
+    out = "s" if first else "c"
     # affine a: the k-th derivatives cycle (s, c, ∓s, ∓c), times pₖ = a₁ᵏ/k!
     affine = ["p1 = a1"] + [f"p{k} = p{k - 1}*a1/{k}" for k in range(2, n + 1)]
-    affine += [f"n0 = {neg}{'c0' if out == 's' else 's0'}", f"m0 = {neg}{out}0"] if neg else []
+    affine += [f"n0 = {minus}{'c0' if out == 's' else 's0'}", f"m0 = {minus}{out}0"] if minus else []
     cycle = (["c0", "m0", "n0", f"{out}0"] if out == "s" else ["n0", "m0", "s0", f"{out}0"]) \
-        if neg else (["c0", "s0"] if out == "s" else ["s0", "c0"])
+        if minus else (["c0", "s0"] if out == "s" else ["s0", "c0"])
     terms = [f"p{k}*{cycle[(k - 1) % len(cycle)]}" for k in range(1, n + 1)]
     affine += [f"return [{out}0, {', '.join(terms)}]"]
     dense = [f"w{j} = {_times(j)}a{j}" for j in range(1, n + 1)]
     for k in range(1, n + 1):
         dense += [f"s{k} = ({_terms((f'w{j}', f'c{k - j}') for j in range(1, k + 1))}){_by(k)}",
-                  f"c{k} = {neg}({_terms((f'w{j}', f's{k - j}') for j in range(1, k + 1))})"
+                  f"c{k} = {minus}({_terms((f'w{j}', f's{k - j}') for j in range(1, k + 1))})"
                   f"{_by(k)}"]
     dense += [f"return [{_names(out, n)}]"]
-    return _kernel_source("a", [f"{_names('a', n)}, = a", f"s0 = {s}(a0)", f"c0 = {c}(a0)"],
+    return _kernel_source("a", [f"{_names('a', n)}, = a", "s0 = S(a0)", "c0 = C(a0)"],
                           n, "a", affine, dense)
 
 
-def _mul_source(name, n):
+def product_source(n):
     head = [f"{_names('a', n)}, = a", f"{_names('b', n)}, = b"]
     aff_b = ", ".join(f"a{k - 1}*b1 + a{k}*b0" for k in range(1, n + 1))
     aff_a = ", ".join(f"b{k - 1}*a1 + b{k}*a0" for k in range(1, n + 1))
@@ -84,7 +94,7 @@ def _mul_source(name, n):
     return src
 
 
-def _div_source(name, n):
+def quotient_source(n):
     lines = ["z0 = a0/b0"]
     lines += [f"z{k} = (a{k} - ({_terms((f'b{j}', f'z{k - j}') for j in range(1, k + 1))}))/b0"
               for k in range(1, n + 1)]
@@ -93,25 +103,29 @@ def _div_source(name, n):
                           0, "", [], [])
 
 
-_SOURCES = {"exp": _exp_source, "sin": _sin_cos_source, "cos": _sin_cos_source,
-            "sinh": _sin_cos_source, "cosh": _sin_cos_source, "mul": _mul_source,
-            "div": _div_source}
-_KERNELS = {name: {} for name in _SOURCES}
 _UNROLL = 40         # measured: unrolled stays ~3× faster than the loops to order 30; beyond
                      # 40 the source (O(n²) terms) takes longer to compile than it saves
 
 
-def _float_kernel(name, n):
-    """The generated kernel of primitive ``name`` for order n ≥ 1, or None (made once, kept)."""
-    ks = _KERNELS.get(name)
-    if ks is None:
-        return None
-    f = ks.get(n)
-    if f is None:
-        if n > _UNROLL or n < 1:
-            return None
-        namespace = dict(FLOAT)
-        exec(compile(_SOURCES[name](name, n), f"<dvlad taylor kernel {name}, order {n}>", "exec"),
-             namespace)
-        f = ks[n] = namespace["kernel"]
-    return f
+class kernel:
+    """A row's kernel: ``source(n)`` the text of ``def kernel(...)`` for order n, calling the
+    float functions ``functions`` (name in the text -> a thunk giving the function, resolved at
+    first use, when the rule table is complete).  ``self(n)`` is the kernel, made once, or None."""
+
+    __slots__ = ("source", "functions", "made", "label")
+
+    def __init__(self, source, **functions):
+        self.source, self.functions, self.made, self.label = source, functions, {}, "?"
+
+    def __call__(self, n):
+        f = self.made.get(n)
+        if f is None:
+            if n > _UNROLL or n < 1:
+                return None
+            text = self.source(n)
+            filename = f"<dvlad taylor kernel {self.label}, order {n}>"
+            linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+            namespace = {k: thunk() for k, thunk in self.functions.items()}
+            exec(compile(text, filename, "exec"), namespace)
+            f = self.made[n] = namespace["kernel"]
+        return f

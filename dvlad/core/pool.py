@@ -28,7 +28,9 @@ import weakref
 
 import numpy as np
 
-__all__ = ["empty", "mul", "add", "sub", "neg", "copy", "out1", "out2", "handle", "value_of",
+from .switch import REFERENCE
+
+__all__ = ["empty", "times", "plus", "minus", "negative", "copy", "out1", "out2", "handle", "value_of",
            "released", "clear", "configure", "stats"]
 
 _lock = threading.Lock()
@@ -52,8 +54,9 @@ def _free_count():
 _FREE = _free_count()
 # Reference counts tell exactly who holds an array only on CPython with its global lock, where
 # the count above is 3 (a lower count only makes the pool reuse nothing).
+# Off on the reference path (dvlad.core.switch).
 _ENABLED = (sys.implementation.name == "cpython" and _FREE <= 3
-            and getattr(sys, "_is_gil_enabled", lambda: True)())
+            and getattr(sys, "_is_gil_enabled", lambda: True)() and not REFERENCE)
 
 
 def released(ref):
@@ -246,26 +249,26 @@ def _c_order(a):
     return a.ndim == 1 or (a.ndim > 1 and a.flags.c_contiguous)
 
 
-def mul(a, b):
+def times(a, b):
     """a·b; its result in a pooled array where :func:`out2` gives one (else the operator, so
     AD numbers and other kinds multiply as they always do)."""
     out = out2(a, b)
     return a * b if out is None else np.multiply(a, b, out=out)
 
 
-def add(a, b):
-    """a + b, as :func:`mul`."""
+def plus(a, b):
+    """a + b, as :func:`times`."""
     out = out2(a, b)
     return a + b if out is None else np.add(a, b, out=out)
 
 
-def sub(a, b):
-    """a − b, as :func:`mul`."""
+def minus(a, b):
+    """a − b, as :func:`times`."""
     out = out2(a, b)
     return a - b if out is None else np.subtract(a, b, out=out)
 
 
-def neg(a):
+def negative(a):
     """−a; in a pooled array where :func:`out1` gives one."""
     out = out1(a)
     return -a if out is None else np.negative(a, out=out)

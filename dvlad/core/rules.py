@@ -1,14 +1,27 @@
-"""THE rule table: each primitive's base function and its partials, stated once.
+"""THE rule table: the one place a primitive is named.  Each row states, once:
 
-Each row is Python expression text, as in DiffRules.jl: the base value in terms of the
-arguments' primals ``x`` (and ``y``), and one partial per argument in terms of ``x``, ``y`` and the
-result ``r``.  :mod:`dvlad.ops` compiles every row three ways from that one text:
+- its name (``dvlad.<name>``) and arity;
+- ``base``: its value as Python expression text in the arguments' primals ``x`` (and ``y``), as in
+  DiffRules.jl;
+- ``partials``: one expression per argument, in ``x``, ``y`` and the result ``r``, evaluated with
+  dvlad's own overloaded functions, so that a partial can itself be differentiated at the next
+  (older) tag: this is what makes forward-over-reverse and friends work;
+- ``lib``: the base function the text calls by the row's own name, per family of base number
+  (math for int/float, numpy, mpmath), looked up by that name where the libraries agree
+  (``SAME``) and stated where they differ or where dvlad's conventions need a wrapper;
+- ``ufuncs``: the numpy ufuncs it answers to (``np.sin(bundle)`` calls it; an object array of AD
+  numbers calls the method of that name); ``dunders``: the Python operator methods it is
+  (``__add__``; a binary row gives the reflected ``__radd__`` too);
+- ``taylor``: its Taylor-series recurrence (:mod:`dvlad.core.series`), with ``divides`` if that
+  recurrence divides where the derivation from the partials does not; None = derived from the
+  partials; ``kernel``: generated float code for the hot recurrences (:mod:`dvlad.core.kernels`);
+  ``zero``: its value at a structural zero of a series (products, sums);
+- ``points``: where the tests check it (against mpmath at 50 digits), inside its domain.
 
-- the partials in dvlad's own overloaded operations, so a partial can itself be differentiated at
-  the next (older) tag: this is what makes forward-over-reverse and friends work;
-- the base value with the base-number functions of :mod:`dvlad.base` (mpf in, mpf out);
-- a fast path for float primals with the expressions inlined and ``math`` underneath.
-
+Everything else is derived from the rows: the public functions and the operators
+(:mod:`dvlad.numbers.primitives`), the base-number dispatch (:func:`dvlad.core.base.dispatch`),
+numpy's protocol map (:mod:`dvlad.arrays.protocol`), the array form of the partials
+(:mod:`dvlad.core.vectorize`), the Taylor towers (:mod:`dvlad.numbers.tower`) and every fast path.
 Forward mode multiplies each partial by its argument's tangent; reverse mode stores it on the
 tape.  Piecewise-constant rows have no partials: their derivative, 0, is exact at every order, so
 they return a base number.
@@ -19,11 +32,135 @@ tests/test_conventions.py; notes/conventions.md gives the reasons):
     sqrt'(0) = +inf           abs'(0) = sign(0) = 0          0**0 = 1, d/dx x**0 = 0
     d/dx x**c at x = 0: 0 for c > 1 or c = 0, 1 for c = 1, +inf for 0 < c < 1
     d/dy x**y: r·log x for x > 0, 0 at x = 0, nan for x < 0 (no real derivative)
-    log(0) = -inf, log'(0) = +inf (likewise log1p at -1)
-    asin'(±1) = +inf, acos'(±1) = -inf
+    log(0) = -inf, log'(0) = +inf (likewise log1p at -1, log2 and log10 at 0)
+    asin'(±1) = +inf, acos'(±1) = -inf, arccosh'(1) = +inf
+    arctanh(±1) = ±inf, arctanh'(±1) = +inf
     atan2 and hypot at (0, 0): value 0, partials (0, 0)
     maximum, minimum at a tie x == y: partials (1/2, 1/2)
 """
+import math
+import operator
+
+import mpmath
+import numpy as np
+
+from . import kernels as K
+from . import series as S
+from .base import INF, MPF, real_only
+
+SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
+
+
+class Rule:
+    """One row of the table.  The fields after ``points`` are filled in by
+    :mod:`dvlad.numbers.primitives`: ``op`` is the public primitive, ``base`` its base function,
+    ``float`` its math-family function, ``partials``/``array_partials`` the compiled partials
+    (scalar and elementwise-array forms) and ``uses`` which of x, y, r each partial reads."""
+
+    __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
+                 "divides", "kernel", "zero", "points",
+                 "op", "base", "float", "partials", "array_partials", "uses")
+
+    def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
+                 taylor=None, divides=False, kernel=None, zero=None, points=()):
+        self.name, self.base_text, self.partial_texts = name, base, tuple(partials)
+        self.arity = arity if arity is not None else len(self.partial_texts)
+        if lib is SAME:
+            lib = (getattr(math, name), getattr(np, name), getattr(mpmath, name))
+        self.lib, self.ufuncs, self.dunders = lib, tuple(ufuncs), tuple(dunders)
+        self.taylor, self.divides = taylor, divides
+        self.kernel, self.zero, self.points = kernel, zero, tuple(points)
+        if kernel is not None:
+            kernel.label = name
+        self.op = self.base = self.float = self.partials = self.array_partials = self.uses = None
+
+    def __repr__(self):
+        parts = ", ".join(self.partial_texts)
+        return f"Rule({self.name}: {self.base_text}; partials {parts or 'none (piecewise constant)'})"
+
+
+def op(name):
+    """Row ``name``'s primitive, looked up when called (the rows refer to each other)."""
+    return lambda *args: RULES[name].op(*args)
+
+
+def fl(name):
+    """A thunk giving row ``name``'s float function (for the kernels)."""
+    return lambda: RULES[name].float
+
+
+# ---- base functions where the libraries differ from each other or from dvlad's conventions ---
+
+def _log_math(f):
+    """math's logarithm f with log(0) = -inf (math would raise; numpy and mpmath give -inf)."""
+    return lambda x: -INF if x == 0 else f(x)
+
+
+def _log1p_math(x):
+    return -INF if x == -1 else math.log1p(x)
+
+
+def _pow_math(x, y):
+    r = x ** y
+    if type(r) is complex:   # Python goes complex for a negative base and a fractional power
+        raise ValueError(f"math domain error: {x!r} ** {y!r} is not real")
+    return r
+
+
+def _pow_mp(x, y):
+    r = mpmath.mpf(x) ** y if type(x) is not MPF else x ** y
+    if type(r) is not MPF:
+        raise ValueError(f"math domain error: {x!r} ** {y!r} is not real")
+    return r
+
+
+def _sign_math(x):
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0 * x)
+
+
+def _larger(x, y):
+    return x if x >= y or x != x else y       # nan propagates, as in numpy
+
+
+def _smaller(x, y):
+    return x if x <= y or x != x else y
+
+
+def _atanh_math(x):
+    return math.copysign(INF, x) if abs(x) == 1 else math.atanh(x)
+
+
+def _logaddexp_with(exp, log1p, ln2):
+    """log(eˣ + eʸ) = max + log1p(e^−|x−y|), with x == y (±inf included) as x + log 2."""
+    def f(x, y):
+        if x == y:
+            return x + ln2(x)
+        return (x if x > y else y) + log1p(exp(-abs(x - y)))
+    return f
+
+
+def _logaddexp2_with(log1p, ln2):
+    """log₂(2ˣ + 2ʸ) = max + log1p(2^−|x−y|)/log 2, with x == y as x + 1."""
+    def f(x, y):
+        if x == y:
+            return x + 1
+        return (x if x > y else y) + log1p(2.0 ** -abs(x - y)) / ln2(x)
+    return f
+
+
+def _ln2(x):
+    return math.log(2.0)
+
+
+def _ln2_mp(x):
+    return mpmath.log(2)
+
+
+_MUL = K.kernel(K.product_source)
+_DIV = K.kernel(K.quotient_source)
+_ATAN2 = "y / (x*x + y*y) if x or y else 0.0", "-x / (x*x + y*y) if x or y else 0.0"
+_TIE = "0.5 if x == y else 0.0"
+
 # ∂(x**y)/∂x: away from x = 0 the formula holds for every y (y = 0 included: its y-derivative
 # x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1 (int, float and mpf have
 # already raised at 0**y for y < 0).  The cheap test comes first: arrays skip the rest when y ≥ 1.
@@ -34,74 +171,124 @@ POW_DX = ("2.0 * x if constant(y) and y == 2 else (y * x ** (y - 1) if not (y < 
 # ∂(x**y)/∂y = x**y·log x; 0 at x = 0; nan for x < 0, where no real derivative exists.
 POW_DY = "r * log(x) if x > 0 else (0.0 if x == 0 else NAN)"
 
-BINARY = [
-    # name        base            ∂/∂x                                  ∂/∂y
-    ("add",      "x + y",        "1.0",                                 "1.0"),
-    ("sub",      "x - y",        "1.0",                                 "-1.0"),
-    ("mul",      "x * y",        "y",                                   "x"),
-    ("div",      "x / y",        "1.0 / y",                             "-r / y"),
-    ("pow",      "pow(x, y)",    POW_DX,                                POW_DY),
-    ("mod",      "x % y",        "1.0",                                 "-floor(x / y)"),
-    ("atan2",    "atan2(x, y)",  "y / (x*x + y*y) if x or y else 0.0",  "-x / (x*x + y*y) if x or y else 0.0"),
-    ("hypot",    "hypot(x, y)",  "x / r if r else 0.0",                 "y / r if r else 0.0"),
-    ("maximum",  "maximum(x, y)", "1.0 if x > y else (0.5 if x == y else 0.0)",
-                                  "1.0 if y > x else (0.5 if x == y else 0.0)"),
-    ("minimum",  "minimum(x, y)", "1.0 if x < y else (0.5 if x == y else 0.0)",
-                                  "1.0 if y < x else (0.5 if x == y else 0.0)"),
+P1, P2 = (("0.7",), ("-1.3",)), (("0.7", "1.3"), ("-1.1", "0.4"))
+
+TABLE = [
+    # ---- binary --------------------------------------------------------------------------------
+    Rule("add", "x + y", ("1.0", "1.0"), ufuncs=("add",), dunders=("__add__",), taylor=S.sum_or_difference(1),
+         zero=S.zero_sum, points=P2),
+    Rule("sub", "x - y", ("1.0", "-1.0"), ufuncs=("subtract",), dunders=("__sub__",), taylor=S.sum_or_difference(-1),
+         zero=S.zero_difference, points=P2),
+    Rule("mul", "x * y", ("y", "x"), ufuncs=("multiply",), dunders=("__mul__",), taylor=S.product, kernel=_MUL,
+         zero=S.zero_product, points=P2),
+    Rule("div", "x / y", ("1.0 / y", "-r / y"), ufuncs=("true_divide",), dunders=("__truediv__",), taylor=S.quotient,
+         kernel=_DIV, points=P2),
+    Rule("pow", "pow(x, y)", (POW_DX, POW_DY), lib=(_pow_math, operator.pow, _pow_mp),
+         ufuncs=("power", "float_power"), dunders=("__pow__",), taylor=S.power(op("log")), divides=True,
+         points=(("1.3", "2.5"), ("0.8", "-1.7"))),
+    Rule("mod", "x % y", ("1.0", "-floor(x / y)"), ufuncs=("remainder",), dunders=("__mod__",),
+         points=(("5.3", "1.7"), ("-5.3", "1.7"))),
+    Rule("atan2", "atan2(x, y)", _ATAN2, lib=(math.atan2, np.arctan2, mpmath.atan2),
+         ufuncs=("arctan2",), taylor=S.arctangent2, divides=True, points=P2),
+    Rule("hypot", "hypot(x, y)", ("x / r if r else 0.0", "y / r if r else 0.0"), lib=SAME,
+         ufuncs=("hypot",), taylor=S.hypotenuse, divides=True, points=P2),
+    Rule("maximum", "maximum(x, y)", ("1.0 if x > y else (" + _TIE + ")",
+                                      "1.0 if y > x else (" + _TIE + ")"),
+         lib=(_larger, np.maximum, _larger), ufuncs=("maximum",), points=P2),
+    Rule("minimum", "minimum(x, y)", ("1.0 if x < y else (" + _TIE + ")",
+                                      "1.0 if y < x else (" + _TIE + ")"),
+         lib=(_smaller, np.minimum, _smaller), ufuncs=("minimum",), points=P2),
+    Rule("logaddexp", "logaddexp(x, y)", ("exp(x - r)", "exp(y - r)"),
+         lib=(_logaddexp_with(math.exp, math.log1p, _ln2), np.logaddexp,
+              _logaddexp_with(mpmath.exp, mpmath.log1p, _ln2_mp)),
+         ufuncs=("logaddexp",), points=P2 + (("2.5", "2.5"),)),
+    Rule("logaddexp2", "logaddexp2(x, y)", ("exp2(x - r)", "exp2(y - r)"),
+         lib=(_logaddexp2_with(math.log1p, _ln2), np.logaddexp2,
+              _logaddexp2_with(mpmath.log1p, _ln2_mp)),
+         ufuncs=("logaddexp2",), points=P2 + (("2.5", "2.5"),)),
+    # ---- unary ---------------------------------------------------------------------------------
+    Rule("neg", "-x", ("-1.0",), ufuncs=("negative",), dunders=("__neg__",), taylor=S.negation, points=P1),
+    Rule("square", "x * x", ("2.0 * x",), ufuncs=("square",), taylor=S.square, points=P1),
+    Rule("reciprocal", "1.0 / x", ("-r * r",), ufuncs=("reciprocal",), taylor=S.reciprocal,
+         divides=True, points=(("1.3",),)),
+    Rule("abs", "abs(x)", ("sign(x)",), lib=(abs, np.abs, abs), ufuncs=("absolute", "fabs"), dunders=("__abs__",),
+         taylor=S.absolute(op("sign")), points=(("0.8",), ("-1.3",))),
+    Rule("sqrt", "sqrt(x)", ("0.5 / r if r else INF",),
+         lib=(math.sqrt, np.sqrt, real_only(mpmath.sqrt, "sqrt")), ufuncs=("sqrt",),
+         taylor=S.root, divides=True, points=(("2.5",),)),
+    Rule("exp", "exp(x)", ("r",), lib=SAME, ufuncs=("exp",), taylor=S.exponential(False),
+         kernel=K.kernel(K.exp_source, F=fl("exp")), points=P1),
+    Rule("expm1", "expm1(x)", ("r + 1.0",), lib=SAME, ufuncs=("expm1",),
+         taylor=S.exponential(True), points=(("0.3",), ("-0.8",))),
+    Rule("log", "log(x)", ("1.0 / x if x else INF",),
+         lib=(_log_math(math.log), np.log, real_only(mpmath.log, "log")), ufuncs=("log",),
+         taylor=S.logarithm(False), divides=True, points=(("2.5",), ("0.4",))),
+    Rule("log1p", "log1p(x)", ("1.0 / (1.0 + x) if x != -1 else INF",),
+         lib=(_log1p_math, np.log1p, real_only(mpmath.log1p, "log1p")), ufuncs=("log1p",),
+         taylor=S.logarithm(True), divides=True, points=(("0.4",), ("-0.6",))),
+    Rule("log2", "log2(x)", ("1.0 / (x * log(like(x, 2))) if x else INF",),
+         lib=(_log_math(math.log2), np.log2, real_only(lambda x: mpmath.log(x, 2), "log2")),
+         ufuncs=("log2",), points=(("2.5",), ("0.4",))),
+    Rule("log10", "log10(x)", ("1.0 / (x * log(like(x, 10))) if x else INF",),
+         lib=(_log_math(math.log10), np.log10, real_only(mpmath.log10, "log10")),
+         ufuncs=("log10",), points=(("2.5",), ("0.4",))),
+    Rule("exp2", "exp2(x)", ("r * log(like(x, 2))",),
+         lib=(lambda x: 2.0 ** x, np.exp2, lambda x: mpmath.mpf(2) ** x), ufuncs=("exp2",),
+         points=(("0.7",), ("-1.3",))),
+    Rule("sin", "sin(x)", ("cos(x)",), lib=SAME, ufuncs=("sin",),
+         taylor=S.sin_cos(True, False, op("cos")),
+         kernel=K.kernel(K.sin_cos_source(True, False), S=fl("sin"), C=fl("cos")),
+         points=(("0.7",), ("-2.1",))),
+    Rule("cos", "cos(x)", ("-sin(x)",), lib=SAME, ufuncs=("cos",),
+         taylor=S.sin_cos(False, False, op("sin")),
+         kernel=K.kernel(K.sin_cos_source(False, False), S=fl("sin"), C=fl("cos")),
+         points=(("0.7",), ("-2.1",))),
+    Rule("tan", "tan(x)", ("1.0 + r * r",), lib=SAME, ufuncs=("tan",), taylor=S.tangent(1),
+         points=(("0.6",), ("-1.1",))),
+    Rule("asin", "asin(x)", ("1.0 / sqrt(1.0 - x * x) if x * x != 1 else INF",),
+         lib=(math.asin, np.arcsin, real_only(mpmath.asin, "asin")), ufuncs=("arcsin",),
+         taylor=S.arcsine(1, op("sqrt")), divides=True, points=(("0.3",), ("-0.7",))),
+    Rule("acos", "acos(x)", ("-1.0 / sqrt(1.0 - x * x) if x * x != 1 else -INF",),
+         lib=(math.acos, np.arccos, real_only(mpmath.acos, "acos")), ufuncs=("arccos",),
+         taylor=S.arcsine(-1, op("sqrt")), divides=True, points=(("0.3",), ("-0.7",))),
+    Rule("atan", "atan(x)", ("1.0 / (1.0 + x * x)",), lib=(math.atan, np.arctan, mpmath.atan),
+         ufuncs=("arctan",), taylor=S.arctangent, divides=True, points=(("1.7",), ("-0.4",))),
+    Rule("sinh", "sinh(x)", ("cosh(x)",), lib=SAME, ufuncs=("sinh",),
+         taylor=S.sin_cos(True, True, op("cosh")),
+         kernel=K.kernel(K.sin_cos_source(True, True), S=fl("sinh"), C=fl("cosh")),
+         points=(("0.9",),)),
+    Rule("cosh", "cosh(x)", ("sinh(x)",), lib=SAME, ufuncs=("cosh",),
+         taylor=S.sin_cos(False, True, op("sinh")),
+         kernel=K.kernel(K.sin_cos_source(False, True), S=fl("sinh"), C=fl("cosh")),
+         points=(("0.9",), ("-1.2",))),
+    Rule("tanh", "tanh(x)", ("1.0 - r * r",), lib=SAME, ufuncs=("tanh",), taylor=S.tangent(-1),
+         points=(("0.8",),)),
+    Rule("arcsinh", "arcsinh(x)", ("1.0 / hypot(x, 1.0)",),
+         lib=(math.asinh, np.arcsinh, mpmath.asinh), ufuncs=("arcsinh",),
+         points=(("0.9",), ("-2.3",))),
+    Rule("arccosh", "arccosh(x)", ("1.0 / sqrt((x - 1.0) * (x + 1.0)) if x != 1 else INF",),
+         lib=(math.acosh, np.arccosh, real_only(mpmath.acosh, "arccosh")),
+         ufuncs=("arccosh",), points=(("1.7",), ("3.5",))),
+    Rule("arctanh", "arctanh(x)", ("1.0 / ((1.0 - x) * (1.0 + x)) if x * x != 1 else INF",),
+         lib=(_atanh_math, np.arctanh, real_only(mpmath.atanh, "arctanh")),
+         ufuncs=("arctanh",), points=(("0.3",), ("-0.7",))),
+    Rule("deg2rad", "deg2rad(x)", ("deg2rad(like(x, 1))",),
+         lib=(math.radians, np.deg2rad, mpmath.radians), ufuncs=("deg2rad", "radians"),
+         points=(("37.5",), ("-210.0",))),
+    Rule("rad2deg", "rad2deg(x)", ("rad2deg(like(x, 1))",),
+         lib=(math.degrees, np.rad2deg, mpmath.degrees), ufuncs=("rad2deg", "degrees"),
+         points=(("0.7",), ("-2.1",))),
+    # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
+    Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),
+         lib=(operator.floordiv, operator.floordiv,
+              lambda x, y: mpmath.floor(mpmath.mpf(x) / y))),
+    Rule("sign", "sign(x)", arity=1, lib=(_sign_math, np.sign, mpmath.sign), ufuncs=("sign",)),
+    Rule("floor", "floor(x)", arity=1, lib=SAME, ufuncs=("floor",)),
+    Rule("ceil", "ceil(x)", arity=1, lib=SAME, ufuncs=("ceil",)),
+    Rule("trunc", "trunc(x)", arity=1, lib=(math.trunc, np.trunc, lambda x: mpmath.mpf(int(x))),
+         ufuncs=("trunc",)),
+    Rule("round", "round(x)", arity=1, lib=(round, np.round, lambda x: mpmath.mpf(round(x))),
+         ufuncs=("rint",)),
+    Rule("int", "int(x)", arity=1, lib=(int, int, int)),
 ]
-
-UNARY = [
-    # name        base            ∂/∂x
-    ("neg",      "-x",           "-1.0"),
-    ("square",   "x * x",        "2.0 * x"),
-    ("reciprocal", "1.0 / x",    "-r * r"),
-    ("abs",      "abs(x)",       "sign(x)"),
-    ("sqrt",     "sqrt(x)",      "0.5 / r if r else INF"),
-    ("exp",      "exp(x)",       "r"),
-    ("expm1",    "expm1(x)",     "r + 1.0"),
-    ("log",      "log(x)",       "1.0 / x if x else INF"),
-    ("log1p",    "log1p(x)",     "1.0 / (1.0 + x) if x != -1 else INF"),
-    ("sin",      "sin(x)",       "cos(x)"),
-    ("cos",      "cos(x)",       "-sin(x)"),
-    ("tan",      "tan(x)",       "1.0 + r * r"),
-    ("asin",     "asin(x)",      "1.0 / sqrt(1.0 - x * x) if x * x != 1 else INF"),
-    ("acos",     "acos(x)",      "-1.0 / sqrt(1.0 - x * x) if x * x != 1 else -INF"),
-    ("atan",     "atan(x)",      "1.0 / (1.0 + x * x)"),
-    ("sinh",     "sinh(x)",      "cosh(x)"),
-    ("cosh",     "cosh(x)",      "sinh(x)"),
-    ("tanh",     "tanh(x)",      "1.0 - r * r"),
-]
-
-PIECEWISE = [
-    # name        arity  base: derivative 0 at every order, the result is a base number
-    ("floordiv",  2,     "floordiv(x, y)"),
-    ("sign",      1,     "sign(x)"),
-    ("floor",     1,     "floor(x)"),
-    ("ceil",      1,     "ceil(x)"),
-    ("trunc",     1,     "trunc(x)"),
-    ("round",     1,     "round(x)"),
-    ("int",       1,     "int(x)"),
-]
-
-
-class Rule:
-    """One row of the table, compiled by dvlad.ops: ``op`` is the public primitive."""
-
-    __slots__ = ("name", "arity", "base_text", "partial_texts", "base", "partials",
-                 "array_partials", "uses", "op")
-
-    def __init__(self, name, arity, base_text, partial_texts):
-        self.name, self.arity = name, arity
-        self.base_text, self.partial_texts = base_text, partial_texts
-        # set by dvlad.ops
-        self.base = self.partials = self.array_partials = self.uses = self.op = None
-
-    def __repr__(self):
-        parts = ", ".join(self.partial_texts)
-        return f"Rule({self.name}: {self.base_text}; partials {parts or 'none (piecewise constant)'})"
-
-
-TABLE = ([Rule(name, 2, b, (dx, dy)) for name, b, dx, dy in BINARY]
-         + [Rule(name, 1, b, (dx,)) for name, b, dx in UNARY]
-         + [Rule(name, arity, b, ()) for name, arity, b in PIECEWISE])
 RULES = {rule.name: rule for rule in TABLE}

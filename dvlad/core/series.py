@@ -12,7 +12,6 @@ import numpy as np
 
 from .base import MPF
 from .number import ADNumber
-from .rules import RULES
 
 
 class _NoTerm(float):
@@ -38,13 +37,13 @@ def _zero(c):
     return c is ZERO
 
 
-def _sum0(p, q, sign):
+def _sum0(p, q, sgn):
     """p ± q, ZERO-aware (ZERO is a float to numpy, which would widen float32)."""
     if q is ZERO:
         return p
     if p is ZERO:
-        return q if sign > 0 else -q
-    return p + q if sign > 0 else p - q
+        return q if sgn > 0 else -q
+    return p + q if sgn > 0 else p - q
 
 
 def _times0(p, q):
@@ -73,24 +72,20 @@ def _keep_degree(z, d):
     return z if d >= n else z[:d + 1] + [ZERO] * (n - d)
 
 
-def _op(name):
-    return RULES[name].op
-
-
 # ---- the recurrences: lists of coefficients in, lists out -------------------------------------
 # a, b are the arguments' coefficients (a constant is [c, ZERO, ..., ZERO]); z0 is the value,
 # computed by the primitive itself one level down; n is the order.
 
-def _add(a, b, n, sign):
-    z = [_sum0(a[0], b[0], sign)]
+def _add(a, b, n, sgn):
+    z = [_sum0(a[0], b[0], sgn)]
     for k in range(1, n + 1):
         p, q = a[k], b[k]
         if _zero(q):
             z.append(p)
         elif _zero(p):
-            z.append(q if sign > 0 else -q)
+            z.append(q if sgn > 0 else -q)
         else:
-            z.append(p + q if sign > 0 else p - q)
+            z.append(p + q if sgn > 0 else p - q)
     return z
 
 
@@ -255,16 +250,16 @@ def _pow_const(a, c, n, z0, a0):
     return z
 
 
-def _tan(a, n, z0, sign):
-    """z = tan a (tanh, sign −1): z′ = (1 ± z²)·a′, the square built alongside."""
+def _tan(a, n, z0, sgn):
+    """z = tan a (tanh, sgn −1): z′ = (1 ± z²)·a′, the square built alongside."""
     ja = _weighted(a)
     z = [z0]
-    w = [1.0 + z0 * z0 if sign > 0 else 1.0 - z0 * z0]
+    w = [1.0 + z0 * z0 if sgn > 0 else 1.0 - z0 * z0]
     for k in range(1, n + 1):
         s = _dot(ja, w, k)
         z.append(ZERO if s is None else s / k)
         q = _square_term(z, k, 0)                 # (z²)ₖ
-        w.append(ZERO if q is None else (q if sign > 0 else -q))
+        w.append(ZERO if q is None else (q if sgn > 0 else -q))
     return z
 
 
@@ -301,81 +296,89 @@ def _all(cond):
     return bool(np.all(cond)) if type(cond) is np.ndarray else bool(cond)
 
 
-# ---- which recurrence for which primitive --------------------------------------------------------
+# ---- the recurrences the rows of the rule table name (dvlad.core.rules) ---------------------------
+# Each returns the coefficients, or None where it would divide by zero (a kink or a domain edge):
+# the rule's partials, with their conventions, take over there.  A recurrence that needs another
+# primitive (sin's needs cos) is given it by its row.
 
-def _sin_cos_rec(name):
-    """sin, cos, sinh or cosh: the pair's recurrence, returning this member."""
-    first = name in ("sin", "sinh")
-    other = {"sin": "cos", "cos": "sin", "sinh": "cosh", "cosh": "sinh"}[name]
-    hyperbolic = name in ("sinh", "cosh")
-
+def sin_cos(first, hyperbolic, other):
+    """sin, cos, sinh or cosh (``first``: sin/sinh): the pair's recurrence, returning this
+    member; ``other`` is the pair's other primitive."""
     def rec(a, n, z0):
-        w0 = _op(other)(a[0])
+        w0 = other(a[0])
         s0, c0 = (z0, w0) if first else (w0, z0)
         s, c = _sin_cos(a, n, s0, c0, hyperbolic)
         return s if first else c
     return rec
 
 
-def _abs(a, n, z0):                       # sign(a₀)·a: 0 at 0, as the rule says
-    sg = _op("sign")(a[0])
-    return [z0] + [p if _zero(p) else sg * p for p in a[1:]]
+def absolute(signum):
+    """|a| = signum(a₀)·a: 0 at 0, as the rule says."""
+    def rec(a, n, z0):
+        sg = signum(a[0])
+        return [z0] + [p if _zero(p) else sg * p for p in a[1:]]
+    return rec
 
 
-def _atan(a, n, z0):                      # z′ = a′/(1 + a²)
+def arctangent(a, n, z0):                 # z′ = a′/(1 + a²)
     u = _square(a, n - 1, a[0] * a[0])
     u[0] = 1.0 + u[0]
     return _integrate_quotient(_derivative(a, n), u, n, z0)
 
 
-def _asin_acos(sign):
-    def rec(a, n, z0):                    # z′ = ±a′/√(1 − a²)
+def arcsine(sgn, root):
+    """asin (sgn 1) or acos (−1): z′ = ±a′/√(1 − a²); ``root`` is the square root primitive."""
+    def rec(a, n, z0):
         a0 = a[0]
         if not _all(a0 * a0 != 1):
             return None
         u = _square(a, n - 1, a0 * a0)
         u = [1.0 - u[0]] + [c if _zero(c) else -c for c in u[1:]]
-        u = _sqrt(u, n - 1, _op("sqrt")(u[0]))
+        u = _sqrt(u, n - 1, root(u[0]))
         p = _derivative(a, n)
-        if sign < 0:
+        if sgn < 0:
             p = [c if _zero(c) else -c for c in p]
         return _integrate_quotient(p, u, n, z0)
     return rec
 
 
-def _log_rec(shift):
-    def rec(a, n, z0):                    # log a, or log1p a = log(1 + a)
+def logarithm(shift):
+    """log a (shift False), or log(1 + a) (True)."""
+    def rec(a, n, z0):
         u0 = a[0] + 1.0 if shift else a[0]
         return _log(a, n, z0, u0) if _all(u0 != 0) else None
     return rec
 
 
-# Each returns the coefficients, or None where it would divide by zero (a kink or a domain
-# edge): the rule's partials, with their conventions, take over there.
-UNARY = {
-    "neg": lambda a, n, z0: [z0] + [p if _zero(p) else -p for p in a[1:]],
-    "square": lambda a, n, z0: _square(a, n, z0),
-    "reciprocal": lambda a, n, z0: (_div([1.0] + [ZERO] * n, a, n, z0) if _all(a[0] != 0)
-                                    else None),
-    "abs": _abs,
-    "sqrt": lambda a, n, z0: _sqrt(a, n, z0) if _all(z0 != 0) else None,
-    "exp": _exp,
-    "expm1": lambda a, n, z0: [z0] + _exp(a, n, z0 + 1.0)[1:],
-    "log": _log_rec(False),
-    "log1p": _log_rec(True),
-    "sin": _sin_cos_rec("sin"),
-    "cos": _sin_cos_rec("cos"),
-    "sinh": _sin_cos_rec("sinh"),
-    "cosh": _sin_cos_rec("cosh"),
-    "tan": lambda a, n, z0: _tan(a, n, z0, 1),
-    "tanh": lambda a, n, z0: _tan(a, n, z0, -1),
-    "atan": _atan,
-    "asin": _asin_acos(1),
-    "acos": _asin_acos(-1),
-}
+def negation(a, n, z0):
+    return [z0] + [p if _zero(p) else -p for p in a[1:]]
 
 
-def _mul_rec(a, b, n, z0, ain, bin_):
+def square(a, n, z0):
+    return _square(a, n, z0)
+
+
+def reciprocal(a, n, z0):
+    return _div([1.0] + [ZERO] * n, a, n, z0) if _all(a[0] != 0) else None
+
+
+def root(a, n, z0):
+    return _sqrt(a, n, z0) if _all(z0 != 0) else None
+
+
+def exponential(shift):
+    """exp a (shift False), or exp(a) − 1 (True)."""
+    if not shift:
+        return _exp
+    return lambda a, n, z0: [z0] + _exp(a, n, z0 + 1.0)[1:]
+
+
+def tangent(sgn):
+    """tan (sgn 1) or tanh (−1)."""
+    return lambda a, n, z0: _tan(a, n, z0, sgn)
+
+
+def product(a, b, n, z0, ain, bin_):
     if not bin_:
         return _scale(a, b[0], n, z0)
     if not ain:
@@ -385,7 +388,7 @@ def _mul_rec(a, b, n, z0, ain, bin_):
     return _mul(a, b, n, z0)
 
 
-def _div_rec(a, b, n, z0, ain, bin_):
+def quotient(a, b, n, z0, ain, bin_):
     if not bin_:
         b0 = b[0]
         return [z0] + [p if _zero(p) else p / b0 for p in a[1:n + 1]]
@@ -394,21 +397,26 @@ def _div_rec(a, b, n, z0, ain, bin_):
     return _div(a, b, n, z0)
 
 
-def _pow_rec(a, b, n, z0, ain, bin_):
-    a0, b0 = a[0], b[0]
-    if not bin_:
-        if not _all(a0 != 0):
-            return None                        # x**c at x = 0: the rule's conventions
-        if not isinstance(b0, ADNumber) and not _is_array(b0) and b0 == int(b0) and 0 < b0 <= 64:
-            return _int_power(a, int(b0), n, z0)
-        if not _normal(z0):
-            return None                        # a₀ᶜ under- or overflows: the recurrence, which
-        return _pow_const(a, b0, n, z0, a0)    # divides by it, would lose every order
-    if not _all(a0 > 0):
-        return None                            # a**y needs log a
-    log_a = _log(a, n, _op("log")(a0), a0) if ain else [_op("log")(a0)] + [ZERO] * n
-    e = _mul(b, log_a, n, b0 * log_a[0]) if ain else _scale(b, log_a[0], n, b0 * log_a[0])
-    return _exp(e, n, z0)
+def power(logarithm_op):
+    """a**b; ``logarithm_op`` is the natural logarithm primitive (a**b = exp(b·log a))."""
+    def rec(a, b, n, z0, ain, bin_):
+        a0, b0 = a[0], b[0]
+        if not bin_:
+            if not _all(a0 != 0):
+                return None                        # x**c at x = 0: the rule's conventions
+            if not isinstance(b0, ADNumber) and not _is_array(b0) and b0 == int(b0) \
+                    and 0 < b0 <= 64:
+                return _int_power(a, int(b0), n, z0)
+            if not _normal(z0):
+                return None                        # a₀ᶜ under- or overflows: the recurrence,
+            return _pow_const(a, b0, n, z0, a0)    # which divides by it, would lose every order
+        if not _all(a0 > 0):
+            return None                            # a**y needs log a
+        la0 = logarithm_op(a0)
+        log_a = _log(a, n, la0, a0) if ain else [la0] + [ZERO] * n
+        e = _mul(b, log_a, n, b0 * log_a[0]) if ain else _scale(b, log_a[0], n, b0 * log_a[0])
+        return _exp(e, n, z0)
+    return rec
 
 
 def _int_power(a, c, n, z0):
@@ -437,7 +445,7 @@ def _normal(z):
     return bool(np.all((m > info.tiny / info.eps) & (m < info.max * info.eps)))
 
 
-def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a² + b²)
+def arctangent2(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a² + b²)
     a0, b0 = a[0], b[0]
     if not _all((a0 != 0) | (b0 != 0) if _is_array(a0) or _is_array(b0) else (a0 or b0)):
         return None
@@ -448,40 +456,36 @@ def _atan2_rec(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(a
     return _integrate_quotient(p, u, n, z0)
 
 
-def _hypot_rec(a, b, n, z0, ain, bin_):         # √(a² + b²)
+def hypotenuse(a, b, n, z0, ain, bin_):         # √(a² + b²)
     if not _all(z0 != 0):
         return None
     u = _add(_square(a, n, a[0] * a[0]), _square(b, n, b[0] * b[0]), n, 1)
     return _sqrt(u, n, z0)
 
 
-def _add_rec(sign):
+def sum_or_difference(sgn):
+    """a + b (sgn 1) or a − b (−1)."""
     def rec(a, b, n, z0, ain, bin_):
         if not bin_:
             return [z0] + a[1:n + 1]
         if not ain:
-            return [z0] + (b[1:n + 1] if sign > 0 else [q if _zero(q) else -q for q in b[1:n + 1]])
-        z = _add(a, b, n, sign)
+            return [z0] + (b[1:n + 1] if sgn > 0 else [q if _zero(q) else -q for q in b[1:n + 1]])
+        z = _add(a, b, n, sgn)
         z[0] = z0
         return z
     return rec
 
 
-# mod, maximum and minimum have piecewise-constant partials: the derivation from them
-# (_from_partials) is already a few multiplications per coefficient.
-BINARY = {
-    "add": _add_rec(1),
-    "sub": _add_rec(-1),
-    "mul": _mul_rec,
-    "div": _div_rec,
-    "pow": _pow_rec,
-    "atan2": _atan2_rec,
-    "hypot": _hypot_rec,
-}
+# ---- structural zeros: the value of a primitive when an argument is ZERO (a derivative series x′
+# may start with one).  No term times anything is no term; no term added changes nothing.
+
+def zero_product(px, py):
+    return ZERO
 
 
-# The recurrences that solve for a coefficient by a division the derivation from the partials
-# does not make (log: a·z′ = a′, where the derivation multiplies by 1/a); the others compute
-# the derivation's own products (exp: z′ = z·a′), so they agree with it even at an infinity.
-_QUOTIENTS = frozenset(("log", "log1p", "sqrt", "reciprocal", "asin", "acos", "atan", "atan2",
-                        "pow", "hypot"))
+def zero_sum(px, py):
+    return py if px is ZERO else px
+
+
+def zero_difference(px, py):
+    return px if py is ZERO else (ZERO if px is ZERO and py is ZERO else -py)

@@ -133,7 +133,7 @@ def _value(c):
     if type(c) is Placed:
         return c.dense()
     if type(c) is Negated:
-        return pool.neg(_value(c.s))
+        return pool.negative(_value(c.s))
     return c
 
 
@@ -174,7 +174,7 @@ def _fresh_sum(v, c):
     neg = type(v) is Negated
     if neg:
         v = v.s
-    copy = pool.neg if neg else pool.copy
+    copy = pool.negative if neg else pool.copy
     if type(v) is np.ndarray:
         w = copy(v)
     elif plain_bundle(v):

@@ -222,7 +222,7 @@ def _times(d, t, args=None):
     return _mul(d, t)
 
 
-_mul, _neg, _add, _sub = pool.mul, pool.neg, pool.add, pool.sub
+_mul, _neg, _add, _sub = pool.times, pool.negative, pool.plus, pool.minus
 
 
 def _fresh(d, args):

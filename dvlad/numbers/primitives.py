@@ -1,6 +1,6 @@
 """The primitives: each row of the rule table compiled into a Python function, and the operators.
 
-Each primitive is generated from its row of :mod:`dvlad.rules` by the templates below, which first
+Each primitive is generated from its row of :mod:`dvlad.core.rules` by the templates below, which first
 try, with the row's expressions inlined, the common case: plain floats, or one live layer over
 float primals whose other operand is a float/int constant or a layer of the same tag.  A lone
 Taylor tower goes to its recurrences (:mod:`dvlad.tower`); anything else goes to the one general
@@ -12,20 +12,21 @@ their conditionals made elementwise, for array primals (:mod:`dvlad.vectorize`).
 """
 import ast
 import builtins
+import linecache
 import math
 
 import numpy as np
 
-from ..core import base
-from ..core import pool
-from .bundle import Bundle
-from ..core.number import ARRAY_OPS
-from .lift import _lift1, _lift2
-from ..core.number import strip
+from ..core import base, pool
+from ..core.base import MPF, dispatch
+from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..core.rules import TABLE
+from ..core.switch import REFERENCE
+from ..core.vectorize import make_helpers, vectorize
+from .bundle import Bundle
+from .lift import _lift1, _lift2
 from .tape import TapeCell
 from .tower import Tower, tower1, tower2
-from ..core.vectorize import make_helpers, vectorize
 
 # Templates.  X, Y are the arguments; x, y their primals; r the result; {base}, {dx}, {dy} the
 # row's expressions.  "ARGS" is "X, Y", or "Y, X" for the reflected operator (__rsub__ ...).
@@ -110,36 +111,86 @@ def _generated_op(ARGS):
     return lift2(RULE, X, Y)
 '''
 
-# The three namespaces the rows' text is compiled in.  FLOAT: math, with dvlad's conventions.
-# BASE: the base-number functions (by family: math, numpy, mpmath).  AD: dvlad's primitives, so
-# that partials nest; it is filled in once the primitives exist (names are looked up at call time).
+# The reference path (dvlad.core.switch): the general lift alone, for every argument that is an AD
+# number; base numbers go to the row's base function.
+_REFERENCE_UNARY = '''
+def _generated_op(X):
+    if isinstance(X, ADNumber):
+        return lift1(RULE, X)
+    return base_op(X)
+'''
+
+_REFERENCE_BINARY = '''
+def _generated_op(ARGS):
+    if isinstance(X, ADNumber) or isinstance(Y, ADNumber):
+        return lift2(RULE, X, Y)
+    return base_op(X, Y)
+'''
+
+
+def _like(v, c):
+    """The constant c as a number of v's precision: an mpf if v's base number is one, else a
+    float (a partial such as log(2) must be as precise as the argument it multiplies)."""
+    while isinstance(v, ADNumber):
+        v = v.primal
+    return mpmath_mpf(c) if type(v) is MPF else builtins.float(c)
+
+
+# The namespaces the rows' text is compiled in, derived from the table.  FLOAT: each row's math
+# function by its name, with dvlad's conventions.  BASE (per row): the row's own base function,
+# dispatching on the family of its arguments.  AD: dvlad's primitives, so that partials nest;
+# it is filled in once the primitives exist (names are looked up at call time).
+mpmath_mpf = base.mpmath.mpf
 _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins,
                   constant=lambda v: not hasattr(v, "tag"))   # no perturbation on v
-_FLOAT = dict(base.FLOAT, **_CONSTANTS)
-_BASE = dict(base.BASE, **_CONSTANTS)
-_AD = dict(_CONSTANTS)
-# Array primals: the same rows with their conditionals made elementwise (dvlad.vectorize), and
-# dvlad's where to join the branches (bound when dvlad.arrays is imported).
-_ARRAY_AD = dict(_CONSTANTS, **make_helpers(ARRAY_OPS))
+_FLOAT = dict({"math_" + rule.name: rule.lib[0] for rule in TABLE if rule.lib},
+              like=lambda v, c: float(c), **_CONSTANTS)
+
+
+class _MathNames(ast.NodeTransformer):
+    """A row's text for the float twin: each function it calls by a row's name becomes that row's
+    math function, ``math_<name>`` (the twin itself is called by the name)."""
+
+    def visit_Name(self, node):
+        if "math_" + node.id in _FLOAT:
+            return ast.copy_location(ast.Name(id="math_" + node.id, ctx=node.ctx), node)
+        return node
+
+
+def _float_text(text):
+    if not text:
+        return text
+    tree = _MathNames().visit(ast.parse(text, mode="eval"))
+    return ast.unparse(ast.fix_missing_locations(tree))
+_AD = dict(_CONSTANTS, like=_like)
+# Array primals: the same rows with their conditionals made elementwise (dvlad.core.vectorize),
+# and dvlad's where to join the branches (bound when dvlad.arrays is imported).
+_ARRAY_AD = dict(_CONSTANTS, like=_like, **make_helpers(ARRAY_OPS))
 
 
 def _compile(text, namespace, params):
     return eval(f"lambda {params}: {text}", namespace)
 
 
+def _register(source, filename):
+    """Generated source, registered with linecache: tracebacks and inspect.getsource show it."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
+
+
 def _generate(template, rule, args=None):
     """The primitive's function: the template with the row's expressions, over float math."""
-    dx, dy = (rule.partial_texts + ("", ""))[:2]
-    source = template.format(name=rule.name, base=rule.base_text, dx=dx, dy=dy)
+    dx, dy = (tuple(_float_text(d) for d in rule.partial_texts) + ("", ""))[:2]
+    source = template.format(name=rule.name, base=_float_text(rule.base_text), dx=dx, dy=dy)
     if args:
         source = source.replace("ARGS", args)
+    filename = f"<dvlad rule {rule.name}{' reflected' if args == 'Y, X' else ''}>"
+    source = source.replace("def _generated_op(", f"def {rule.name}(", 1).lstrip("\n")
     namespace = dict(_FLOAT, Bundle=Bundle, TapeCell=TapeCell, Tower=Tower, tower1=tower1,
-                     tower2=tower2, lift1=_lift1, lift2=_lift2,
+                     tower2=tower2, lift1=_lift1, lift2=_lift2, ADNumber=ADNumber,
                      RULE=rule, base_op=rule.base)
-    exec(compile(source, f"<dvlad rule {rule.name}>", "exec"), namespace)
-    return namespace["_generated_op"]
-
-
+    exec(_register(source, filename), namespace)
+    return namespace[rule.name]
 class _Calls(ast.NodeTransformer):
     """Arithmetic operators as calls of the primitives: ``2.0 * x`` -> ``mul(2.0, x)``."""
 
@@ -176,30 +227,23 @@ def _uses(text, params):
     return tuple(p in names for p in params)
 
 
-# Rows whose base function on float arrays is exactly this ufunc: their results go into pooled
-# arrays (dvlad.pool), which spares the kernel zeroing fresh pages for each.
-_UFUNCS = dict(add=np.add, sub=np.subtract, mul=np.multiply, div=np.true_divide, neg=np.negative,
-               square=np.square, sqrt=np.sqrt, exp=np.exp, expm1=np.expm1, log=np.log,
-               log1p=np.log1p, sin=np.sin, cos=np.cos, tan=np.tan, atan=np.arctan, sinh=np.sinh,
-               cosh=np.cosh, tanh=np.tanh)
-
-
 def _pooled(rule, bop):
-    """The row's base function, with float-array results in pooled memory where it can."""
-    uf = _UFUNCS.get(rule.name)
+    """The row's base function, with float-array results in pooled memory where it can: for a
+    row whose first numpy ufunc computes exactly its base function on float arrays."""
+    uf = getattr(np, rule.ufuncs[0]) if rule.ufuncs and rule.partial_texts else None
+    if uf is None or rule.lib is not None and rule.lib[1] is not uf and uf is not np.power:
+        return bop
     out1, out2 = pool.out1, pool.out2
-    if rule.name == "pow":
-        square, int_, float_ = np.square, builtins.int, builtins.float   # (int is dvlad's here)
+    if uf is np.power:
+        square, int_, float_ = np.square, builtins.int, builtins.float
 
-        def base_pow(x, y):
+        def base_power(x, y):
             if (type(y) is int_ or type(y) is float_) and y == 2:
                 out = out1(x)
                 if out is not None:
                     return square(x, out=out)
             return bop(x, y)
-        return base_pow
-    if uf is None:
-        return bop
+        return base_power
     if rule.arity == 1:
         def base1(x):
             out = out1(x)
@@ -214,19 +258,33 @@ def _pooled(rule, bop):
 
 def _make(rule):
     params = "x, y" if rule.arity == 2 else "x"
-    rule.base = bop = _pooled(rule, _compile(rule.base_text, _BASE, params))
+    names = dict(_CONSTANTS)
+    if rule.lib is not None:
+        names[rule.name] = dispatch(rule.name, rule.arity, *rule.lib)
+        rule.float = rule.lib[0]
+    rule.base = bop = _pooled(rule, _compile(rule.base_text, names, params))
+    if rule.lib is None:
+        rule.float = bop
     if not rule.partial_texts:                       # piecewise constant: strip, then base
-        rule.op = ((lambda x, y: bop(strip(x), strip(y))) if rule.arity == 2
-                   else (lambda x: bop(strip(x))))
+        source = (f"def {rule.name}(x, y):\n    return base_op(strip(x), strip(y))\n"
+                  if rule.arity == 2 else f"def {rule.name}(x):\n    return base_op(strip(x))\n")
+        namespace = dict(base_op=bop, strip=strip)
+        exec(_register(source, f"<dvlad rule {rule.name}>"), namespace)
+        rule.op = namespace[rule.name]
     else:
         rule.partials = tuple(_compile(d, _AD, params + ", r") for d in rule.partial_texts)
         rule.array_partials = tuple(_compile(vectorize(_as_calls(d), (params + ", r").split(", ")),
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
         rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)
-        rule.op = (_generate(_BINARY, rule, "X, Y") if rule.arity == 2
-                   else _generate(_UNARY, rule))
-    rule.op.__name__ = rule.op.__qualname__ = rule.name
+        if REFERENCE:
+            rule.op = (_generate(_REFERENCE_BINARY, rule, "X, Y") if rule.arity == 2
+                       else _generate(_REFERENCE_UNARY, rule))
+        else:
+            rule.op = (_generate(_BINARY, rule, "X, Y") if rule.arity == 2
+                       else _generate(_UNARY, rule))
+    rule.op.__qualname__ = rule.name
+    rule.op.__module__ = "dvlad"
     rule.op.__doc__ = (f"dvlad.{rule.name}: {rule.base_text}; partials "
                        f"{', '.join(rule.partial_texts) or '0 (piecewise constant)'}.")
     return rule.op
@@ -236,40 +294,38 @@ OPS = {rule.name: _make(rule) for rule in TABLE}
 _AD.update(OPS)
 _ARRAY_AD.update(OPS)
 # other - self: the same row, arguments in the other order
-_REFLECTED = {rule.name: _generate(_BINARY, rule, "Y, X")
+_REFLECTED = {rule.name: _generate(_REFERENCE_BINARY if REFERENCE else _BINARY, rule, "Y, X")
               for rule in TABLE if rule.arity == 2 and rule.partial_texts}
-
-(add, sub, mul, div, pow, mod, floordiv, atan2, hypot, maximum, minimum, neg, square, reciprocal,
- abs, sqrt, exp, expm1, log, log1p, sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, sign, floor,
- ceil, trunc, round, int) = (
-    OPS[name] for name in (
-        "add", "sub", "mul", "div", "pow", "mod", "floordiv", "atan2", "hypot", "maximum",
-        "minimum", "neg", "square", "reciprocal", "abs", "sqrt", "exp", "expm1", "log", "log1p",
-        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sign", "floor",
-        "ceil", "trunc", "round", "int"))
-
-
-def _pow3(x, y, modulo=None):
-    if modulo is not None:
-        raise TypeError("pow(x, y, modulo) is not differentiable; use (x ** y) % modulo")
-    return pow(x, y)
+globals().update(OPS)             # dvlad.numbers.primitives.<name>: the export list is dvlad's
 
 
 def _install_operators(cls):
-    """Python's arithmetic operators on AD numbers: each is a primitive of the table."""
-    cls.__add__, cls.__radd__ = add, _REFLECTED["add"]
-    cls.__sub__, cls.__rsub__ = sub, _REFLECTED["sub"]
-    cls.__mul__, cls.__rmul__ = mul, _REFLECTED["mul"]
-    cls.__truediv__, cls.__rtruediv__ = div, _REFLECTED["div"]
-    cls.__mod__, cls.__rmod__ = mod, _REFLECTED["mod"]
-    cls.__pow__, cls.__rpow__ = _pow3, _REFLECTED["pow"]
-    cls.__floordiv__ = floordiv
-    cls.__rfloordiv__ = lambda self, other: floordiv(other, self)
-    cls.__divmod__ = lambda self, other: (floordiv(self, other), mod(self, other))
-    cls.__rdivmod__ = lambda self, other: (floordiv(other, self), mod(other, self))
-    cls.__neg__ = neg
+    """Python's arithmetic operators on AD numbers: each is the primitive of the row that names
+    the operator's method (``dunder`` in the table); a binary row also gives the reflected one."""
+    for rule in TABLE:
+        for dunder in rule.dunders:
+            fn = rule.op
+            if rule.arity == 2:
+                if rule.partial_texts:
+                    reflected = _REFLECTED[rule.name]
+                else:
+                    reflected = (lambda f: lambda self, other: f(other, self))(rule.op)
+                setattr(cls, "__r" + dunder[2:], reflected)
+                if dunder == "__pow__":
+                    fn = _power_operator(rule.op)
+            setattr(cls, dunder, fn)
     cls.__pos__ = lambda self: self
-    cls.__abs__ = abs
+    quotient, remainder = cls.__floordiv__, cls.__mod__
+    cls.__divmod__ = lambda self, other: (quotient(self, other), remainder(self, other))
+    cls.__rdivmod__ = lambda self, other: (quotient(other, self), remainder(other, self))
+
+
+def _power_operator(power):
+    def __pow__(x, y, modulo=None):
+        if modulo is not None:
+            raise TypeError("pow(x, y, modulo) is not differentiable; use (x ** y) % modulo")
+        return power(x, y)
+    return __pow__
 
 
 for _cls in (Bundle, TapeCell, Tower):

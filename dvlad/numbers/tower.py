@@ -34,20 +34,17 @@ as it is in every other mode and for every base type.
 import numpy as np
 
 from ..core.base import MPF, promote
-from ..core.kernels import _float_kernel
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.series import (
-    _QUOTIENTS,
-    BINARY,
-    UNARY,
     ZERO,
     _degree,
     _derivative,
     _is_array,
     _keep_degree,
-    _op,
     _zero,
+    zero_product,
 )
+from ..core.switch import REFERENCE
 from ..core.tags import alive
 
 
@@ -91,18 +88,6 @@ def _finite(cs, tower=True):
     return bool((d == 0).all()) if type(d) is np.ndarray else d == 0
 
 
-def _zero_value(name, px, py):
-    """The value of a primitive when an argument is a structural zero (a derivative series x′
-    may start with one): no term times anything is no term, and no term added changes nothing."""
-    if name == "mul":
-        return ZERO
-    if name == "add":
-        return py if px is ZERO else px
-    if name == "sub":
-        return px if py is ZERO else (ZERO if px is ZERO and py is ZERO else -py)
-    return _op(name)(px, py)
-
-
 def _coeffs(v, tag, n):
     """v's coefficients 0..n at tag: a tower's own, or a constant's [v, ZERO, ...]."""
     if type(v) is Tower and v.tag is tag:
@@ -121,7 +106,7 @@ def tower1(rule, x):
     if tag.live and type(a[0]) is float:
         s = sum(a)
         if type(s) is float and s - s == 0.0:
-            kernel = _float_kernel(rule.name, n)
+            kernel = rule.kernel(n) if rule.kernel is not None and not REFERENCE else None
             if kernel is not None:
                 z = kernel(a)
                 s = sum(z)
@@ -136,8 +121,8 @@ def tower1(rule, x):
     z0 = rule.op(x.primal)
     if not n:
         return make_tower(tag, [z0])
-    rec = UNARY.get(rule.name)
-    z = rec(a, n, z0) if rec is not None and (rule.name not in _QUOTIENTS or _finite(a)) else None
+    rec = rule.taylor
+    z = rec(a, n, z0) if rec is not None and (not rule.divides or _finite(a)) else None
     if z is None:
         z = _from_partials(rule, tag, (x,), (True,), n, z0)
     return make_tower(tag, z)
@@ -150,7 +135,8 @@ def tower2(rule, tag, x, y, xin, yin):
         if len(a) == len(b) and type(a[0]) is float and type(b[0]) is float:
             s = sum(a) + sum(b)
             if type(s) is float and s - s == 0.0:
-                kernel = _float_kernel(rule.name, len(a) - 1)
+                kernel = (rule.kernel(len(a) - 1) if rule.kernel is not None and not REFERENCE
+                          else None)
                 if kernel is not None:
                     z = kernel(a, b)
                     s = sum(z)
@@ -158,7 +144,7 @@ def tower2(rule, tag, x, y, xin, yin):
                         if b[-1] is ZERO and (a[-1] is ZERO or b[1] is ZERO):
                             # polynomials (mul), or a quotient by a constant (div): the degree
                             da, db = _degree(a), _degree(b)
-                            z = _keep_degree(z, da + db if rule.name == "mul" else
+                            z = _keep_degree(z, da + db if rule.zero is zero_product else
                                              (da if db == 0 else len(a)))
                         t = Tower()
                         t.tag, t.primal, t.coeffs = tag, z[0], z
@@ -182,16 +168,16 @@ def tower2(rule, tag, x, y, xin, yin):
             if not yin:
                 y = py
     if px is ZERO or py is ZERO:
-        z0 = _zero_value(rule.name, px, py)
+        z0 = rule.zero(px, py) if rule.zero is not None else rule.op(px, py)
     else:
         z0 = rule.op(px, py)
     if n == 0:
         return make_tower(tag, [z0])
     a = _coeffs(x, tag, n) if xin else [x] + [ZERO] * n
     b = a if (y is x) else (_coeffs(y, tag, n) if yin else [y] + [ZERO] * n)
-    rec = BINARY.get(rule.name)
+    rec = rule.taylor
     z = (rec(a, b, n, z0, xin, yin) if rec is not None and (
-        rule.name not in _QUOTIENTS or _finite(a, xin) and _finite(b, yin)) else None)
+        not rule.divides or _finite(a, xin) and _finite(b, yin)) else None)
     if z is None:
         z = _from_partials(rule, tag, (x, y), (xin, yin), n, z0)
     return make_tower(tag, _fit(z))
