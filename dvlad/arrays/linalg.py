@@ -24,7 +24,6 @@ from .primitives import (
     transpose,
 )
 from ..core.number import strip
-from ..numbers.primitives import mul
 from ..core.tags import NotDifferentiableError
 from ..numbers.tower import ZERO
 
@@ -94,8 +93,8 @@ def _einsum_partials(spec, *xs):
         def bwd(s, k=k, others=others):
             have = set(out).union(*(ins[i] for i in others))
             kept = "".join(c for c in ins[k] if c in have)
-            sub = ",".join([out] + [ins[i] for i in others]) + "->" + kept
-            g = einsum(sub, s, *(xs[i] for i in others))
+            transposed = ",".join([out] + [ins[i] for i in others]) + "->" + kept
+            g = einsum(transposed, s, *(xs[i] for i in others))
             full = tuple(shape(xs[k])[ins[k].index(c)] if c in kept else 1 for c in ins[k])
             return broadcast_to(reshape(g, full), shape(xs[k]))
         maps.append(_Apply(fwd, bwd))
@@ -132,7 +131,7 @@ def tensordot(a, b, axes=2):
 def dot(a, b):
     na, nb = len(shape(a)), len(shape(b))
     if na == 0 or nb == 0:
-        return mul(a, b)
+        return a * b
     if nb == 1 or (na <= 2 and nb <= 2):
         return matmul(a, b)
     return tensordot(a, b, ([-1], [-2]))
@@ -140,7 +139,7 @@ def dot(a, b):
 
 def inner(a, b):
     if len(shape(a)) == 0 or len(shape(b)) == 0:
-        return mul(a, b)
+        return a * b
     return tensordot(a, b, ([-1], [-1]))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from . import linalg as LA
 from . import primitives as A
 from ..core.rules import TABLE
+from ..numbers.primitives import OPS
 from ..numbers.bundle import Bundle
 from ..core.number import strip
 from ..core.structures import elementwise
@@ -22,7 +23,7 @@ from ..numbers.tower import Tower
 
 # numpy's ufunc -> dvlad's primitive: from the rule table's rows (each names the ufuncs it
 # answers to), plus matmul (an array primitive) and the identity.
-UFUNCS = {getattr(np, name): rule.op for rule in TABLE for name in rule.ufuncs}
+UFUNCS = {getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.ufuncs}
 UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x})
 # Functions of primals only: their results carry no derivative (booleans, predicates).
 PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
@@ -193,7 +194,7 @@ def _install(cls):
     for rule in TABLE:
         for name in rule.ufuncs:
             if not hasattr(cls, name):
-                setattr(cls, name, rule.op)
+                setattr(cls, name, OPS[rule.name])
 
 
 for _cls in (Bundle, TapeCell, Tower):

@@ -208,8 +208,8 @@ TABLE = [
          ufuncs=("logaddexp2",), points=P2 + (("2.5", "2.5"),)),
     # ---- unary ---------------------------------------------------------------------------------
     Rule("neg", "-x", ("-1.0",), ufuncs=("negative",), dunders=("__neg__",), taylor=S.negation, points=P1),
-    Rule("square", "x * x", ("2.0 * x",), ufuncs=("square",), taylor=S.square, points=P1),
-    Rule("reciprocal", "1.0 / x", ("-r * r",), ufuncs=("reciprocal",), taylor=S.reciprocal,
+    Rule("square", "x * x", ("2.0 * x",), ufuncs=("square",), taylor=S.squared, points=P1),
+    Rule("reciprocal", "1.0 / x", ("-r * r",), ufuncs=("reciprocal",), taylor=S.inverse,
          divides=True, points=(("1.3",),)),
     Rule("abs", "abs(x)", ("sign(x)",), lib=(abs, np.abs, abs), ufuncs=("absolute", "fabs"), dunders=("__abs__",),
          taylor=S.absolute(op("sign")), points=(("0.8",), ("-1.3",))),

@@ -354,11 +354,11 @@ def negation(a, n, z0):
     return [z0] + [p if _zero(p) else -p for p in a[1:]]
 
 
-def square(a, n, z0):
+def squared(a, n, z0):
     return _square(a, n, z0)
 
 
-def reciprocal(a, n, z0):
+def inverse(a, n, z0):
     return _div([1.0] + [ZERO] * n, a, n, z0) if _all(a[0] != 0) else None
 
 

@@ -87,11 +87,11 @@ def _sweep_cell(links, s, sens, owned, negs):
     whose array (or bundle of arrays) this sweep allocated itself is added into in place.
     Ownership is by slot: an array that two slots share is never written.
     """
-    neg = type(s) is Negated
-    if neg:                       # every map is linear: pull s back, then negate what comes out
+    negated = type(s) is Negated
+    if negated:                       # every map is linear: pull s back, then negate what comes out
         s = s.s
     for a, c in _contributions(links, s):
-        if neg:
+        if negated:
             c = _negate(c)
         j = a.index
         v = sens[j]
@@ -120,7 +120,7 @@ def _negate(c):
     if t is Negated:
         return c.s
     if t is Placed:
-        return Placed(c.s, c.idx, c.shape, c.basic, not c.neg)
+        return Placed(c.s, c.idx, c.shape, c.basic, not c.negated)
     if t is np.ndarray or plain_bundle(c):
         return Negated(c)
     if t is Cotangent:
@@ -140,29 +140,29 @@ def _value(c):
 
 def _add_into(v, c):
     """v += c in place, if v and c are of kinds that allow it; False if not (nothing done)."""
-    sub = type(c) is Negated
-    if sub:
+    subtract = type(c) is Negated
+    if subtract:
         c = c.s
     if type(v) is np.ndarray:
         if type(c) is Placed:
             if isinstance(c.s, (np.ndarray, np.generic, float)):
-                c.add_into(v, sub)
+                c.add_into(v, subtract)
                 return True
             return False
         if type(c) is float or type(c) is np.ndarray and c.shape == v.shape:
-            (np.subtract if sub else np.add)(v, c, out=v)
+            (np.subtract if subtract else np.add)(v, c, out=v)
             return True
         return False
     if plain_bundle(v):
         if type(c) is Placed:
             if plain_bundle(c.s) and c.s.tag is v.tag:
-                Placed(c.s.primal, c.idx, c.shape, c.basic, c.neg).add_into(v.primal, sub)
-                Placed(c.s.tangent, c.idx, c.shape, c.basic, c.neg).add_into(v.tangent, sub)
+                Placed(c.s.primal, c.idx, c.shape, c.basic, c.negated).add_into(v.primal, subtract)
+                Placed(c.s.tangent, c.idx, c.shape, c.basic, c.negated).add_into(v.tangent, subtract)
                 return True
             return False
         if plain_bundle(c) and c.tag is v.tag and c.primal.shape == v.primal.shape \
                 and c.tangent.shape == v.tangent.shape:
-            op = np.subtract if sub else np.add
+            op = np.subtract if subtract else np.add
             op(v.primal, c.primal, out=v.primal)
             op(v.tangent, c.tangent, out=v.tangent)
             return True
@@ -171,10 +171,10 @@ def _add_into(v, c):
 
 def _fresh_sum(v, c):
     """v + c in arrays allocated here (so the slot may own them), or None for other kinds."""
-    neg = type(v) is Negated
-    if neg:
+    negated = type(v) is Negated
+    if negated:
         v = v.s
-    copy = pool.negative if neg else pool.copy
+    copy = pool.negative if negated else pool.copy
     if type(v) is np.ndarray:
         w = copy(v)
     elif plain_bundle(v):
@@ -185,23 +185,23 @@ def _fresh_sum(v, c):
 
 
 class Placed:
-    """A sensitivity that is 0 but for ``s`` (or −s, if ``neg``) at ``idx`` in an array of
+    """A sensitivity that is 0 but for ``s`` (or −s, if ``negated``) at ``idx`` in an array of
     ``shape``: the transpose of indexing, kept lazy so the sweep can add it into its accumulator
     in place.  ``s`` is a plain array, or a bundle one layer deep over plain arrays."""
 
-    __slots__ = ("s", "idx", "shape", "basic", "neg")
+    __slots__ = ("s", "idx", "shape", "basic", "negated")
     __array_ufunc__ = None
 
-    def __init__(self, s, idx, shape, basic, neg=False):
-        self.s, self.idx, self.shape, self.basic, self.neg = s, idx, shape, basic, neg
+    def __init__(self, s, idx, shape, basic, negated=False):
+        self.s, self.idx, self.shape, self.basic, self.negated = s, idx, shape, basic, negated
 
     def dense(self):
         s = self.s
         if plain_bundle(s):
             return make_bundle(s.tag, Placed(s.primal, self.idx, self.shape, self.basic,
-                                             self.neg).dense(),
+                                             self.negated).dense(),
                                Placed(s.tangent, self.idx, self.shape, self.basic,
-                                      self.neg).dense())
+                                      self.negated).dense())
         # np.asarray: a Python float is "weak" in result_type and would make float32 here
         dtype = np.result_type(np.asarray(s).dtype, np.float32)
         span = self._leading_span()
@@ -216,7 +216,7 @@ class Placed:
         z = pool.empty(self.shape, dtype)
         z[:start] = 0
         z[stop:] = 0
-        (np.negative if self.neg else np.positive)(s, out=z[start:stop])
+        (np.negative if self.negated else np.positive)(s, out=z[start:stop])
         return z
 
     def _leading_span(self):
@@ -230,19 +230,19 @@ class Placed:
         start, stop, _ = idx.indices(self.shape[0])
         return (start, max(start, stop))
 
-    def add_into(self, v, sub=False):
-        """v += this (or v -= this, with ``sub``), in place."""
-        sub = sub != self.neg
+    def add_into(self, v, subtract=False):
+        """v += this (or v -= this, with ``subtract``), in place."""
+        subtract = subtract != self.negated
         view = v[self.idx] if self.basic == "view" else None
         if type(view) is np.ndarray:    # slices and integers: add into the view, one pass
-            (np.subtract if sub else np.add)(view, self.s, out=view)
+            (np.subtract if subtract else np.add)(view, self.s, out=view)
         elif self.basic:            # a boolean mask: no repeated positions, += is exact
-            if sub:
+            if subtract:
                 v[self.idx] -= self.s
             else:
                 v[self.idx] += self.s
         else:
-            (np.subtract if sub else np.add).at(v, self.idx, self.s)
+            (np.subtract if subtract else np.add).at(v, self.idx, self.s)
 
     def __add__(self, other):
         return self.dense() + _value(other)

@@ -192,13 +192,16 @@ def _generate(template, rule, args=None):
     exec(_register(source, filename), namespace)
     return namespace[rule.name]
 class _Calls(ast.NodeTransformer):
-    """Arithmetic operators as calls of the primitives: ``2.0 * x`` -> ``mul(2.0, x)``."""
+    """Arithmetic operators as calls of the primitives whose rows name the operator's method:
+    ``2.0 * x`` -> ``<the row of __mul__>(2.0, x)``."""
 
-    _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
+    _DUNDERS = {ast.Add: "__add__", ast.Sub: "__sub__", ast.Mult: "__mul__",
+                ast.Div: "__truediv__", ast.Pow: "__pow__", ast.USub: "__neg__"}
+    _ROWS = {d: rule.name for rule in TABLE for d in rule.dunders}
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
-        name = self._BINOPS.get(type(node.op))
+        name = self._ROWS.get(self._DUNDERS.get(type(node.op)))
         if name is None:
             return node
         return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=[node.left, node.right],
@@ -208,7 +211,8 @@ class _Calls(ast.NodeTransformer):
         self.generic_visit(node)
         if not isinstance(node.op, ast.USub) or isinstance(node.operand, ast.Constant):
             return node
-        return ast.Call(func=ast.Name(id="neg", ctx=ast.Load()), args=[node.operand], keywords=[])
+        return ast.Call(func=ast.Name(id=self._ROWS["__neg__"], ctx=ast.Load()),
+                        args=[node.operand], keywords=[])
 
 
 def _as_calls(text):
@@ -235,13 +239,13 @@ def _pooled(rule, bop):
         return bop
     out1, out2 = pool.out1, pool.out2
     if uf is np.power:
-        square, int_, float_ = np.square, builtins.int, builtins.float
+        squared, int_, float_ = np.square, builtins.int, builtins.float
 
         def base_power(x, y):
             if (type(y) is int_ or type(y) is float_) and y == 2:
                 out = out1(x)
                 if out is not None:
-                    return square(x, out=out)
+                    return squared(x, out=out)
             return bop(x, y)
         return base_power
     if rule.arity == 1:

@@ -118,22 +118,22 @@ class _TagAppeared(Exception):
         self.tag = tag
 
 
-def _solve(F, x, tol, max_iter, what, floor=1):
+def _solve(F, x, tol, max_iter, what, at_least=1):
     """The fixed point of F, peeling every perturbation it meets, newest first.
 
-    ``floor``: a step is small when it is at most tol·max(floor, |x|).  The user's iteration has
-    floor 1 (as documented: absolute near 0); tangents, Taylor coefficients and adjoints have
-    floor 0: their scale is their own (d³/da³ √a at a = 10⁶ is 3.75e-16), so only a relative
+    ``at_least``: a step is small when it is at most tol·max(at_least, |x|).  The user's iteration has
+    at_least 1 (as documented: absolute near 0); tangents, Taylor coefficients and adjoints have
+    at_least 0: their scale is their own (d³/da³ √a at a = 10⁶ is 3.75e-16), so only a relative
     test converges them."""
     known = []
     while True:
         try:
-            return _fix(F, x, tol, max_iter, what, known, floor)
+            return _fix(F, x, tol, max_iter, what, known, at_least)
         except _TagAppeared as e:
             known.append(e.tag)
 
 
-def _fix(F, x, tol, max_iter, what, known, floor):
+def _fix(F, x, tol, max_iter, what, known, at_least):
     """The fixed point of F (lists of numbers to lists), peeling the newest perturbation among
     those F's values carry and those seen appear later (``known``)."""
     y = F(x)
@@ -144,9 +144,9 @@ def _fix(F, x, tol, max_iter, what, known, floor):
         if t.live or alive(t):
             tag = newer(tag, t)
     if tag is None:
-        return _iterate(F, x, y, tol, max_iter, what, floor)
+        return _iterate(F, x, y, tol, max_iter, what, at_least)
     with suspended(tag):
-        xp = _fix(F, x, tol, max_iter, what, known, floor)
+        xp = _fix(F, x, tol, max_iter, what, known, at_least)
     if tag.kind is FORWARD:
         zeros = [zero_like(strip(a)) for a in xp]
 
@@ -191,7 +191,7 @@ def _size(v):
     return float(np.max(np.abs(v))) if isinstance(v, np.ndarray) else abs(v)
 
 
-def _iterate(F, x, y, tol, max_iter, what, floor):
+def _iterate(F, x, y, tol, max_iter, what, at_least):
     """Plain iteration on base numbers: x ← F(x) until a step is within tolerance."""
     x = [strip_dead(a) for a in x]
     step = best = math.inf
@@ -201,17 +201,17 @@ def _iterate(F, x, y, tol, max_iter, what, floor):
         if any(isinstance(b, ADNumber) for b in y):
             raise _TagAppeared(newest_tag(y))
         step = max((_size(b - a) for a, b in zip(x, y)), default=0)
-        scale = max(floor, max((_size(b) for b in y), default=0))
+        scale = max(at_least, max((_size(b) for b in y), default=0))
         if not step < math.inf:         # nan, or diverged to infinity: no fixed point to return
             break
         if step <= tol * scale:
             return y
-        # floor 0 (a relative test): rounding in f (a cancellation) can keep the steps at a few
+        # at_least 0 (a relative test): rounding in f (a cancellation) can keep the steps at a few
         # ulps of f's intermediate values, above tol·|y|, and a tangent whose value is 0 is all
         # noise.  Steps that have stopped shrinking (while still shrinking, they are not noise)
         # and pass the absolute test are that noise: converged as far as the arithmetic allows,
         # and never sooner than the absolute test alone would have stopped.
-        if floor == 0:
+        if at_least == 0:
             if step < best:
                 best, stalled = step, 0
             else:
