@@ -5,7 +5,7 @@
 1.0
 """
 from . import arrays  # (importing dvlad.arrays installs numpy's protocols on AD numbers)
-from .core import pool
+from .core import pool  # noqa: F401  (dvlad.pool: the memory dvlad reuses)
 from .core.switch import REFERENCE
 from .teaching import naive
 from .modes.api import derivative, directional_derivative, gradient_r, jvp, primal, vjp

@@ -4,14 +4,15 @@ Elementwise operations on arrays come from the rule table (see :mod:`dvlad.vecto
 module holds the rest.  Each primitive is a base function on plain arrays plus, per argument, a
 :class:`~dvlad.tape.LinearMap` — never a dense Jacobian — whose ``forward`` (J·t) and
 ``backward`` (Jᵀ·s) are written with dvlad's own array operations, so that they nest.  All of
-them lift through :func:`dvlad.lift.lift_n`, the same dispatch as user-defined primitives.
+them lift through :func:`dvlad.core.lift.lift`, the one dispatch of every primitive.
 """
 import builtins
 
 import numpy as np
 
 from ..core.number import ARRAY_OPS
-from ..numbers.lift import _shape, lift_n
+from ..core.lift import lift
+from ..numbers.partials import GivenPrimitive, _shape
 from ..core.number import ADNumber, strip
 from ..modes.sweep import Placed
 from ..numbers.bundle import plain_bundle
@@ -40,9 +41,9 @@ def _primitive(name, value, partials, with_result=False):
                 break
         else:                          # plain numbers (every primitive, one level down)
             return value(*args)
-        out = lift_n(op, some_partials, args, with_result)
-        return value(*(strip(a) for a in args)) if out is None else out
+        return lift(prim, args)
     op.__name__ = op.__qualname__ = name
+    prim = GivenPrimitive(op, some_partials, with_result)
     return op
 
 

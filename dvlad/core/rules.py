@@ -12,7 +12,7 @@
 - ``ufuncs``: the numpy ufuncs it answers to (``np.sin(bundle)`` calls it; an object array of AD
   numbers calls the method of that name); ``dunders``: the Python operator methods it is
   (``__add__``; a binary row gives the reflected ``__radd__`` too);
-- ``taylor``: its Taylor-series recurrence (:mod:`dvlad.core.series`), with ``divides`` if that
+- ``taylor``: its Taylor-series recurrence (:mod:`dvlad.core.recurrences`), with ``divides`` if that
   recurrence divides where the derivation from the partials does not; None = derived from the
   partials; ``kernel``: generated float code for the hot recurrences (:mod:`dvlad.core.kernels`);
   ``zero``: its value at a structural zero of a series (products, sums);
@@ -45,7 +45,7 @@ import mpmath
 import numpy as np
 
 from . import kernels as K
-from . import series as S
+from . import recurrences as S
 from .base import INF, MPF, real_only
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>

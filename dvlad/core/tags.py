@@ -10,9 +10,23 @@ bundle or tape cell that escaped the call is, from then on, a constant equal to 
 import itertools
 import threading
 
-FORWARD = "forward"
-REVERSE = "reverse"
-TAYLOR = "taylor"
+class Kind:
+    """A kind of AD number, the ``kind`` of each of its tags.  Its module in :mod:`dvlad.numbers`
+    implements the lift interface for it, once (:mod:`dvlad.core.lift`): ``lift`` for a primitive
+    with one output, ``lift_many`` for a vector primitive."""
+
+    __slots__ = ("name", "lift", "lift_many")
+
+    def __init__(self, name):
+        self.name, self.lift, self.lift_many = name, None, None
+
+    def __repr__(self):
+        return self.name
+
+
+FORWARD = Kind("forward")     # bundles (dvlad.numbers.bundle)
+REVERSE = Kind("reverse")     # tape cells (dvlad.numbers.tape)
+TAYLOR = Kind("taylor")       # Taylor towers (dvlad.numbers.tower)
 
 # next() on itertools.count is atomic under the GIL: two threads never share a tag number.
 _counter = itertools.count(1)

@@ -116,7 +116,7 @@ def make_helpers(ops):
         if u is not None:
             return a(*args) if u else b(*args)
         shape, not_c = c.shape, ~c
-        # (an argument the partial does not read may be None: see dvlad.lift)
+        # (an argument the partial does not read may be None: see dvlad.numbers.partials)
         full = [ops["broadcast_to"](v, shape) if v is not None and np.shape(_base(v)) != shape
                 else v for v in args]
         chosen = a(*(None if v is None else ops["getitem"](v, c) for v in full))

@@ -20,6 +20,7 @@ from ..core.structures import (
     unflatten,
 )
 from .sweep import sweep
+from ..core.switch import REFERENCE
 from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from ..numbers.tape import TapeCell, gc_paused, make_cell
 
@@ -52,7 +53,7 @@ def flat_scalars(x):
     then skip the generic structure walk (the nested-optimization programs of BENCHMARKS.md
     call them on 2-vectors thousands of times: flatten/unflatten was half their time)."""
     t = type(x)
-    if t is not list and t is not tuple:
+    if t is not list and t is not tuple or REFERENCE:
         return None
     out = []
     for a in x:
@@ -168,7 +169,7 @@ def derivative(f):
     6.0
     """
     def f_prime(x):
-        if type(x) is float:                              # the common case, fast
+        if type(x) is float and not REFERENCE:           # the common case, fast
             one, zero = 1.0, 0.0
         else:
             x = strip_dead(_real(x, "derivative's input"))

@@ -11,11 +11,12 @@ its inputs back at once.  Array sensitivities get the array-specific care of ``_
 import numpy as np
 
 from ..core import pool
-from ..numbers.bundle import Bundle, make_bundle, plain_bundle
+from ..core.switch import REFERENCE
+from ..numbers.bundle import make_bundle, plain_bundle
 from ..numbers.tape import Cotangent, LinearMap, Negated
 
 
-def sweep(tape, seeds, consume=False):
+def sweep(tape, seeds, consume=False, fast=not REFERENCE):
     """Sensitivities of every cell of ``tape``, given ``seeds`` = [(cell, sensitivity), ...].
 
     Returns a list indexed by ``cell.index``; ``None`` where the seeds do not reach.
@@ -23,7 +24,8 @@ def sweep(tape, seeds, consume=False):
     each cell (from the tape), its partials and its sensitivity as soon as it is done with them;
     freed array memory is then reused by the rest of the sweep instead of fresh pages.  Hot path:
     a cell with a float sensitivity and one or two inputs (every scalar primitive) is unrolled,
-    and a float partial is multiplied without asking whether it is a LinearMap.  Everything else
+    and a float partial is multiplied without asking whether it is a LinearMap (``fast``: off on
+    the reference path, dvlad.core.switch).  Everything else
     (arrays, nested AD numbers, maps, multi-input links) goes through :func:`_sweep_cell`.
     """
     sens = [None] * len(tape)
@@ -41,7 +43,7 @@ def sweep(tape, seeds, consume=False):
         if s is None:
             continue
         links = tape[i].links
-        n = len(links)
+        n = len(links) if fast else -1
         if n == 4:
             a, da, b, db = links
             if type(da) is float and type(db) is float and type(s) is float:
@@ -62,7 +64,7 @@ def sweep(tape, seeds, consume=False):
                 v = sens[j]
                 sens[j] = ca if v is None else v + ca
                 continue
-        elif not n:
+        elif not links:
             continue
         _sweep_cell(links, s, sens, owned, negs)
         if consume and type(s) is not float:

@@ -20,6 +20,7 @@ from ..core.base import MPF, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import flatten, in_object_array, leaf, map_leaves, unflatten
+from ..core.switch import REFERENCE
 from ..core.tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
 from ..numbers.tower import ZERO, Tower, make_tower
 
@@ -62,7 +63,7 @@ def derivatives(f, n):
     _order(n, "derivatives")
 
     def all_derivatives(x):
-        if type(x) is float:
+        if type(x) is float and not REFERENCE:
             sc = _seed_scale(n, x)
             cs = _run(f, x, sc, n, "derivatives", raw=True)
             if type(cs[0]) is float and type(sum(cs)) is float:     # ZERO·k! is a plain 0.0
@@ -90,7 +91,7 @@ def nth_derivative(f, n):
     nf = _factors(n, sc)[n]
 
     def f_n(x):
-        if type(x) is float:                    # the common case: a float, a float tower out
+        if type(x) is float and not REFERENCE:  # the common case: a float, a float tower out
             tag = new_tag(TAYLOR, "nth_derivative")
             try:
                 t = Tower()

@@ -6,7 +6,9 @@ older than ε, so a value's layers are ordered newest outermost.
 import numpy as np
 
 from ..core.number import ADNumber
-from ..core.tags import TagOrderError, alive, newer
+from ..core import pool
+from ..core.tags import FORWARD, TagOrderError, alive, newer
+from .tape import LinearMap, Negated
 from .tower import Tower, make_tower
 
 
@@ -78,3 +80,61 @@ def plain_bundle(v):
     """A bundle one layer deep over plain arrays (the sensitivities of an HVP)."""
     return (type(v) is Bundle and type(v.primal) is np.ndarray
             and type(v.tangent) is np.ndarray)
+
+
+# ---- the forward lift (the interface of dvlad.core.lift, implemented once for bundles) ----------
+
+def _scaled(d, t):
+    """d·t for a scalar partial d and tangent t: no multiplication when either is ±1 (the seed
+    of a derivative is 1.0; add and sub have partials ±1)."""
+    if type(d) is float and type(t) is not int:         # 1.0·int would be a float
+        if d == 1.0:
+            return t
+        if d == -1.0:
+            return -t
+    if type(t) is float and t == 1.0 and type(d) is not int:
+        return d
+    return d * t
+
+
+def lift(prim, tag, args, ins):
+    """Bundle(ε, f(p), Σᵢ ∂ᵢf·tᵢ) over the in-arguments' tangents tᵢ.  A partial of ±1 passes the
+    tangent on (multiplying a deep bundle by 1.0 would copy it: nested derivatives have 2ᵏ
+    components at depth k), and one of −1 after the first term is a subtraction."""
+    primals = [a.primal if i else a for a, i in zip(args, ins)]
+    r, ds = prim.at(primals, ins, FORWARD)
+    t = None
+    for a, i, d in zip(args, ins, ds):
+        if not i:
+            continue
+        u = a.tangent
+        if isinstance(d, LinearMap):
+            term = d.term(u)
+            if type(term) is Negated:
+                t = pool.negative(term.s) if t is None else pool.minus(t, term.s)
+                continue
+        elif t is not None and type(d) is float and d == -1.0:
+            t = t - u
+            continue
+        else:
+            term = _scaled(d, u)
+        t = term if t is None else (pool.plus(t, term) if type(term) is np.ndarray else t + term)
+    return make_bundle(tag, r, t)
+
+
+def lift_many(prim, tag, leaves, ins):
+    """The outputs of a vector primitive as bundles: their tangents are its J·t."""
+    points = [a.primal if i else a for a, i in zip(leaves, ins)]
+    outs = prim.value(points)[0]
+    zero = 0 * _base(outs[0]) if outs else 0
+    tangents = prim.jvp(points, [a.tangent if i else 0 * _base(a) for a, i in zip(leaves, ins)])
+    return [make_bundle(tag, a, b if b is not None else zero) for a, b in zip(outs, tangents)]
+
+
+def _base(v):
+    while isinstance(v, ADNumber):
+        v = v.primal
+    return v
+
+
+FORWARD.lift, FORWARD.lift_many = lift, lift_many

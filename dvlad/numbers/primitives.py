@@ -4,7 +4,7 @@ Each primitive is generated from its row of :mod:`dvlad.core.rules` by the templ
 try, with the row's expressions inlined, the common case: plain floats, or one live layer over
 float primals whose other operand is a float/int constant or a layer of the same tag.  A lone
 Taylor tower goes to its recurrences (:mod:`dvlad.tower`); anything else goes to the one general
-dispatch in :mod:`dvlad.lift`.  Why generate: per operation it saves
+dispatch in :mod:`dvlad.core.lift`.  Why generate: per operation it saves
 the frames of a base function and of each partial (timeit, CPython 3.11: x*y on two tape cells
 288 -> ~190 ns), and a reflected operator (``1.0 - x``) gets its own function instead of a lambda
 frame.  The rows' partials are also compiled in dvlad's own operations (so they nest) and, with
@@ -24,7 +24,8 @@ from ..core.rules import TABLE
 from ..core.switch import REFERENCE
 from ..core.vectorize import make_helpers, vectorize
 from .bundle import Bundle
-from .lift import _lift1, _lift2
+from ..core.lift import lift
+from .partials import RowPrimitive
 from .tape import TapeCell
 from .tower import Tower, tower1, tower2
 
@@ -54,7 +55,7 @@ def _generated_op(X):
         return tower1(RULE, X)
     else:
         return base_op(X)
-    return lift1(RULE, X)
+    return lift(PRIM, (X,))
 '''
 
 _BINARY = '''
@@ -108,7 +109,7 @@ def _generated_op(ARGS):
             return tower2(RULE, Y.tag, X, Y, False, True)
     else:
         return base_op(X, Y)
-    return lift2(RULE, X, Y)
+    return lift(PRIM, (X, Y))
 '''
 
 # The reference path (dvlad.core.switch): the general lift alone, for every argument that is an AD
@@ -116,14 +117,14 @@ def _generated_op(ARGS):
 _REFERENCE_UNARY = '''
 def _generated_op(X):
     if isinstance(X, ADNumber):
-        return lift1(RULE, X)
+        return lift(PRIM, (X,))
     return base_op(X)
 '''
 
 _REFERENCE_BINARY = '''
 def _generated_op(ARGS):
     if isinstance(X, ADNumber) or isinstance(Y, ADNumber):
-        return lift2(RULE, X, Y)
+        return lift(PRIM, (X, Y))
     return base_op(X, Y)
 '''
 
@@ -187,8 +188,8 @@ def _generate(template, rule, args=None):
     filename = f"<dvlad rule {rule.name}{' reflected' if args == 'Y, X' else ''}>"
     source = source.replace("def _generated_op(", f"def {rule.name}(", 1).lstrip("\n")
     namespace = dict(_FLOAT, Bundle=Bundle, TapeCell=TapeCell, Tower=Tower, tower1=tower1,
-                     tower2=tower2, lift1=_lift1, lift2=_lift2, ADNumber=ADNumber,
-                     RULE=rule, base_op=rule.base)
+                     tower2=tower2, lift=lift, ADNumber=ADNumber,
+                     RULE=rule, PRIM=RowPrimitive(rule), base_op=rule.base)
     exec(_register(source, filename), namespace)
     return namespace[rule.name]
 class _Calls(ast.NodeTransformer):

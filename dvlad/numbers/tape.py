@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import pool
 from ..core.number import ADNumber
+from ..core.tags import REVERSE
 
 
 class TapeCell(ADNumber):
@@ -114,6 +115,10 @@ class LinearMap:
     __array_ufunc__ = None
 
     def __mul__(self, t):
+        return self.forward(t)
+
+    def term(self, t):
+        """J·t as the forward lift adds it up (ElementwiseMap may hand back a Negated)."""
         return self.forward(t)
 
     def __repr__(self):
@@ -247,3 +252,27 @@ _GC_PAUSE = _GCPause()
 def gc_paused():
     """Pause the cyclic garbage collector for the block; restore it even on exceptions."""
     return _GC_PAUSE
+
+
+# ---- the reverse lift (the interface of dvlad.core.lift, implemented once for tape cells) -------
+
+def lift(prim, tag, args, ins):
+    """TapeCell(ε, f(p), links): each in-argument's cell with its partial (a number or a map)."""
+    r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, REVERSE)
+    links = ()
+    for a, i, d in zip(args, ins, ds):
+        if i:
+            links += (a, d)
+    return make_cell(tag, r, links)
+
+
+def lift_many(prim, tag, leaves, ins):
+    """The outputs of a vector primitive as cells that one MultiLink pulls back together."""
+    points = [a.primal if i else a for a, i in zip(leaves, ins)]
+    outs = prim.value(points)[0]
+    cells = [a for a, i in zip(leaves, ins) if i]
+    link = prim.pullback(points, cells, [k for k, i in enumerate(ins) if i])
+    return joint_cells(tag, outs, link)
+
+
+REVERSE.lift, REVERSE.lift_many = lift, lift_many

@@ -4,8 +4,8 @@ A tower for tag τ is the truncated series c₀ + c₁τ + c₂τ² + … + cₙ
 primal and cₖ = x⁽ᵏ⁾/k! are Taylor coefficients (not derivatives: the recurrences are simpler).
 Like a bundle's primal and tangent, the coefficients carry only tags older than τ, so towers nest
 with bundles, tape cells and each other under the one rule "newest tag outermost", and dispatch
-through the same primitives (:mod:`dvlad.ops` sends them here, :mod:`dvlad.lift` does for mixed
-arguments).
+through the same primitives (the generated ones send a lone tower here, :mod:`dvlad.core.lift`
+does for mixed arguments).
 
 Each primitive of the rule table has a recurrence that gives all n coefficients in O(n²)
 operations (:mod:`dvlad.series`; the hot ones also as generated float code, :mod:`dvlad.kernels`):
@@ -42,10 +42,10 @@ from ..core.series import (
     _is_array,
     _keep_degree,
     _zero,
-    zero_product,
 )
+from ..core.recurrences import zero_product
 from ..core.switch import REFERENCE
-from ..core.tags import alive
+from ..core.tags import TAYLOR, alive
 
 
 class Tower(ADNumber):
@@ -288,7 +288,7 @@ def tower_jvp(tag, leaves, ins, outs, jvp):
 
 
 def tower_n(op, partials, args, ins, tag, with_result):
-    """An array or user-defined primitive (:func:`dvlad.lift.lift_n`) at towers: from its
+    """An array or user-defined primitive (:func:`dvlad.core.lift.lift`) at towers: from its
     partials, as :func:`_from_partials` (each is a number or a LinearMap; J·t is ``d * t``).
     Such a primitive indexes and reshapes its arguments: their structural zeros are made into
     arrays of zeros first."""
@@ -357,3 +357,25 @@ def _dense(cs):
     if type(b) is not np.ndarray:
         return cs
     return [np.zeros(b.shape, b.dtype) if _zero(c) else c for c in cs]
+
+
+# ---- the Taylor lift (the interface of dvlad.core.lift, implemented once for towers) -------------
+
+def lift(prim, tag, args, ins):
+    """A row: its recurrence (or the derivation from its partials); any other primitive: the
+    derivation from its partials (:func:`tower_n`)."""
+    rule = prim.rule
+    if rule is not None:
+        if rule.arity == 1:
+            return tower1(rule, args[0])
+        return tower2(rule, tag, args[0], args[1], ins[0], ins[1])
+    return tower_n(prim.op, prim.partials, args, ins, tag, prim.with_result)
+
+
+def lift_many(prim, tag, leaves, ins):
+    """The outputs of a vector primitive, from its Jacobian-vector product (:func:`tower_jvp`)."""
+    outs = prim.value([a.primal if i else a for a, i in zip(leaves, ins)])[0]
+    return tower_jvp(tag, leaves, ins, outs, prim.jvp)
+
+
+TAYLOR.lift, TAYLOR.lift_many = lift, lift_many

@@ -1,18 +1,17 @@
 """User-defined primitives: new rows for the rule table, made at run time.
 
 ``primitive`` takes a base function and its partials, exactly like a row of
-:mod:`dvlad.rules`, and lifts through the same general dispatch (:func:`dvlad.lift.lift_n`).
+:mod:`dvlad.core.rules`, and lifts through the one dispatch (:func:`dvlad.core.lift.lift`).
 ``vector_primitive`` takes a function of a structure with a JVP and a VJP instead, for
-primitives whose Jacobian is better applied than formed.  Both nest like built-in primitives as
-long as the partials, JVP and VJP are written with dvlad's operations.
+primitives whose Jacobian is better applied than formed; it lifts through
+:func:`dvlad.core.lift.lift_many`.  Both nest like built-in primitives as long as the partials,
+JVP and VJP are written with dvlad's operations.
 """
-from ..numbers.bundle import make_bundle
-from ..numbers.lift import lift_n
-from ..core.number import ADNumber, newest_tag, strip, strip_dead
+from ..core.lift import lift, lift_many
+from ..core.number import ADNumber, strip
 from ..core.structures import flatten, unflatten
-from ..core.tags import FORWARD, TAYLOR
-from ..numbers.tape import Cotangent, MultiLink, joint_cells
-from ..numbers.tower import tower_jvp
+from ..numbers.partials import GivenPrimitive
+from ..numbers.tape import Cotangent, MultiLink
 
 __all__ = ["primitive", "vector_primitive"]
 
@@ -29,10 +28,13 @@ def primitive(f, partials, name=None):
     (12.0, 12.0)
     """
     def op(*args):
-        out = lift_n(op, partials, args)
-        return f(*(strip(a) for a in args)) if out is None else out
+        for a in args:
+            if isinstance(a, ADNumber):
+                return lift(prim, args)
+        return f(*args)
     op.__name__ = op.__qualname__ = name or getattr(f, "__name__", "primitive")
     op.__doc__ = f"user-defined primitive {op.__name__}, differentiable in every mode"
+    prim = GivenPrimitive(op, partials)
     return op
 
 
@@ -53,30 +55,39 @@ def vector_primitive(f, jvp, vjp, name=None):
 
     def op(x):
         leaves, tree = flatten(x, f"{who}'s input")
-        leaves = [strip_dead(a) for a in leaves]
-        tag = newest_tag(leaves)
-        if tag is None:
+        call = _Call(op, jvp, vjp, tree, who)
+        outs = lift_many(call, leaves)
+        if outs is None:
             return f(unflatten(tree, [strip(a) for a in leaves]))
-        ins = [isinstance(a, ADNumber) and a.tag is tag for a in leaves]
-        px = unflatten(tree, [a.primal if i else a for a, i in zip(leaves, ins)])
-        y = op(px)
-        outs, out_tree = flatten(y, f"{who}'s result")
-        if tag.kind is TAYLOR:
-            def flat_jvp(points, tangents):
-                t = jvp(unflatten(tree, points), unflatten(tree, tangents))
-                return flatten(t, f"{who}'s jvp")[0]
-            return unflatten(out_tree, tower_jvp(tag, leaves, ins, outs, flat_jvp))
-        if tag.kind is FORWARD:
-            zero = 0 * strip(outs[0]) if outs else 0
-            t = unflatten(tree, [a.tangent if i else 0 * strip(a) for a, i in zip(leaves, ins)])
-            ty, _ = flatten(jvp(px, t), f"{who}'s jvp")
-            return unflatten(out_tree, [make_bundle(tag, a, b if b is not None else zero)
-                                        for a, b in zip(outs, ty)])
-        cells = [a for a, i in zip(leaves, ins) if i]
-        link = _VJP(vjp, px, out_tree, [k for k, i in enumerate(ins) if i], cells, who)
-        return unflatten(out_tree, joint_cells(tag, outs, link))
+        return unflatten(call.out_tree, outs)
     op.__name__ = op.__qualname__ = who
     return op
+
+
+class _Call:
+    """One call of a vector primitive, as the kinds' ``lift_many`` see it (flat lists in and
+    out; the structures are this call's)."""
+
+    __slots__ = ("op", "jvp_", "vjp", "tree", "who", "out_tree")
+
+    def __init__(self, op, jvp, vjp, tree, who):
+        self.op, self.jvp_, self.vjp, self.tree, self.who = op, jvp, vjp, tree, who
+        self.out_tree = None
+
+    def value(self, points):
+        """The outputs at ``points`` (computed by the primitive one level down) and their
+        structure."""
+        y = self.op(unflatten(self.tree, points))
+        outs, self.out_tree = flatten(y, f"{self.who}'s result")
+        return outs, self.out_tree
+
+    def jvp(self, points, tangents):
+        t = self.jvp_(unflatten(self.tree, points), unflatten(self.tree, tangents))
+        return flatten(t, f"{self.who}'s jvp")[0]
+
+    def pullback(self, points, cells, positions):
+        return _VJP(self.vjp, unflatten(self.tree, points), self.out_tree, positions, cells,
+                    self.who)
 
 
 class _VJP(MultiLink):

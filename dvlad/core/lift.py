@@ -1,0 +1,86 @@
+"""The one lift: every primitive — a row of the rule table, an array primitive, a user primitive —
+lifts here, on the newest live tag among its arguments.
+
+For a primitive f with partials ∂f/∂xᵢ and newest live tag ε (layers whose tag has died are
+stripped first: an escaped value is a constant):
+
+- the arguments whose top layer is ε are *in*: they contribute their primal and their tangent
+  (bundle), cell (tape) or series (tower); every other argument, base numbers and values with
+  older tags, is a constant at this level and costs nothing;
+- the result's primal is f at the primals, computed by the same primitive one level down, so
+  older perturbations flow through it; the partials are computed there too, with dvlad's own
+  operations, so that they nest.
+
+The kind of ε (:class:`~dvlad.core.tags.Kind`) does the rest, through the interface each kind
+implements once, in its own module (as in Kmett's ``ad``, each mode implements only its lift)::
+
+    kind.lift(prim, tag, args, ins)         forward: Bundle(ε, f(p), Σᵢ ∂ᵢf·tᵢ)
+                                            reverse: TapeCell(ε, f(p), links (cellᵢ, ∂ᵢf))
+                                            Taylor:  Tower(ε, its row's recurrence, or
+                                                     derived from the partials)
+    kind.lift_many(prim, tag, leaves, ins)  the outputs of a vector primitive (a flat list)
+
+What the kinds ask of a primitive (``prim``)::
+
+    prim.name                               for messages
+    prim.rule                               its row of the rule table, or None
+    prim.value(*primals)                    f one level down
+    prim.at(primals, ins, kind)             (r, partials): f and each in-argument's partial, a
+                                            number or a LinearMap (Jacobians that are not
+                                            diagonal); reverse mode may keep them lazy
+
+A vector primitive offers ``value(points)`` → (outputs, their structure), ``jvp(points,
+tangents)`` and ``pullback(points, cells, positions)`` (a MultiLink) instead of ``at``.
+"""
+import numpy as np
+
+from .base import family
+from .number import ADNumber, strip_dead
+from .structures import elementwise
+from .tags import NotDifferentiableError, alive, newer
+
+
+def lift(prim, args):
+    """prim at ``args``: lifted on the newest live tag among them, else its base value."""
+    tag = None
+    for k, a in enumerate(args):
+        if isinstance(a, ADNumber):
+            t = a.tag
+            if not t.live and not alive(t):
+                args = list(args)
+                args[k] = a = strip_dead(a)
+                if not isinstance(a, ADNumber):
+                    continue
+                t = a.tag
+            tag = newer(tag, t)
+    if prim.rule is not None:
+        for a in args:
+            if not isinstance(a, ADNumber) and type(a) is not float and family(a) is None:
+                if type(a) is np.ndarray and a.dtype == object:     # an object array of numbers
+                    return elementwise(prim.value, *args)
+                raise NotDifferentiableError(f"dvlad.{prim.name} differentiates real numbers; "
+                                             f"got {type(a).__name__} {a!r}")
+    else:
+        for a in args:
+            if type(a) is complex or (isinstance(a, (np.ndarray, np.generic))
+                                      and a.dtype.kind == "c"):
+                raise NotDifferentiableError(f"{prim.name}: dvlad differentiates real numbers; "
+                                             f"got a complex {type(a).__name__}")
+    if tag is None:
+        return prim.value(*args)
+    ins = [isinstance(a, ADNumber) and a.tag is tag for a in args]
+    return tag.kind.lift(prim, tag, args, ins)
+
+
+def lift_many(prim, leaves):
+    """A vector primitive at the flat list ``leaves``: its outputs (a flat list) lifted on the
+    newest live tag, or None when no leaf carries one."""
+    leaves = [strip_dead(a) for a in leaves]
+    tag = None
+    for a in leaves:
+        if isinstance(a, ADNumber):
+            tag = newer(tag, a.tag)
+    if tag is None:
+        return None
+    ins = [isinstance(a, ADNumber) and a.tag is tag for a in leaves]
+    return tag.kind.lift_many(prim, tag, leaves, ins)
