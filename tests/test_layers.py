@@ -216,7 +216,8 @@ def test_getsource_works_for_every_public_callable(name, obj):
 
 def test_a_generated_primitive_shows_its_own_lines():
     source = inspect.getsource(dvlad.log2)
-    assert source.startswith("def log2(") and "math_log2(x)" in source
+    assert source.startswith("def log2(")
+    assert dvlad.REFERENCE or "math_log2(x)" in source      # the float twin, on the fast path
     try:
         dvlad.log2("a string")
     except TypeError as e:
