@@ -1,7 +1,7 @@
 """The array fast paths of issue #5's speed work must never change a value or touch an array
 they do not own.
 
-- Partials multiply into their own new arrays (dvlad.numbers.lift._times, _fresh): never into an argument,
+- Partials multiply into their own new arrays (dvlad.numbers.partials._times, _fresh): never into an argument,
   a primal the tape keeps, or an array the caller gave.
 - A sensitivity that is one number broadcast (the transpose of a sum) is multiplied as that
   number.

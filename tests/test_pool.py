@@ -1,10 +1,16 @@
 """dvlad.pool: reused memory for large arrays, handed out again only when nothing else holds it.
 
-The array tests of test_arrays.py and test_array_fast_paths.py run again at the end of this
-module with every array pooled (threshold 0), so that the pooled paths see every primitive.
+The array tests of test_arrays.py and test_array_fast_paths.py also run with every array pooled
+(threshold 0), so that the pooled paths see every primitive: the last test here runs them in a
+pytest of their own with DVLAD_POOL_THRESHOLD=0 (tests/conftest.py reads it).
 """
+import gc
+import os
+import subprocess
+import sys
 import threading
 import weakref
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,22 +175,22 @@ def test_a_tape_picture_never_shows_memory_handed_out_again():
 def test_the_free_count_is_measured_right_under_a_debugger():
     """A tracer that reads frame locals (pdb, IDE debuggers) adds references to them; the count
     the pool trusts must not grow with it (a count too high hands out arrays in use)."""
-    import sys
-
     def tracer(frame, event, arg):
         frame.f_locals
         return tracer
 
+    before = sys.gettrace()             # a coverage tracer or a debugger's: given back after
     sys.settrace(tracer)
     try:
         measured = pool._free_count()
     finally:
-        sys.settrace(None)
+        sys.settrace(before)
     assert measured == pool._FREE == 3
 
 
 def test_limit_zero_turns_the_pool_off_and_clear_gives_memory_back():
     x, v = _point()
+    gc.collect()                        # arrays left in reference cycles: let go now, not mid-test
     pool.clear()
     held = pool.stats()["bytes"]        # arrays still in use somewhere stay counted
     pool.configure(limit=0)
@@ -205,6 +211,7 @@ def test_limit_zero_turns_the_pool_off_and_clear_gives_memory_back():
 
 def test_the_limit_bounds_what_the_pool_holds():
     x, v = _point()
+    gc.collect()                        # arrays left in reference cycles would count as held
     pool.clear()
     pool.configure(limit=3 * x.nbytes)
     try:
@@ -251,6 +258,29 @@ def test_threads_share_the_pool_safely():
             assert np.allclose(got[k][r], want[k], rtol=1e-13, atol=1e-10)
 
 
-# The array tests again, every array pooled (this module's autouse fixture applies to them).
-from test_arrays import *                 # noqa: E402,F401,F403
-from test_array_fast_paths import *       # noqa: E402,F401,F403
+# pytest in a process of its own, then a check that tests/conftest.py did pool every array
+POOLED_PYTEST = """import sys, pytest
+from dvlad import pool
+status = pytest.main(sys.argv[1:])
+assert pool.configure()["threshold"] == 0, "DVLAD_POOL_THRESHOLD=0 was not applied"
+sys.exit(status)
+"""
+
+
+def test_the_array_tests_pass_with_every_array_pooled(request):
+    """test_arrays.py and test_array_fast_paths.py run again (~6 s), every array pooled from the
+    start: with DVLAD_POOL_THRESHOLD=0 tests/conftest.py sets the pool's threshold to 0.  (On the
+    fast path even when this suite runs with DVLAD_REFERENCE=1, which turns the pool off.)"""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, DVLAD_POOL_THRESHOLD="0")
+    env.pop("DVLAD_REFERENCE", None)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
+    args = ["tests/test_arrays.py", "tests/test_array_fast_paths.py", "-q",
+            "-p", "no:cacheprovider"]
+    if request.config.getoption("--runslow"):
+        args.append("--runslow")
+    run = subprocess.run([sys.executable, "-c", POOLED_PYTEST, *args], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, (
+        f"--- stdout\n{run.stdout[-6000:]}\n--- stderr\n{run.stderr[-2000:]}")
+    assert " passed" in run.stdout.splitlines()[-1], run.stdout[-2000:]

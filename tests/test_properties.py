@@ -11,15 +11,15 @@ finite.  Then, at random points in [-2, 2]:
 - Hessians are symmetric, and equal to the reverse-over-reverse Jacobian of the gradient;
 - jacobian_f == jacobian_r.
 
-The agreement tolerance is 1e-12 relative to the size of the values compared (with a floor of 1,
-since an entry that cancels to ~0 carries the rounding error of its larger terms).
+The agreement tolerance is 1e-12 relative to the size of the value compared against (with a
+floor of 1, since an entry that cancels to ~0 carries the rounding error of its larger terms),
+and both values must be finite: support.close(a, b, RTOL, floor=1).
 """
-import math
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 import dvlad as ad
+from support import close
 
 N_VARS = 3
 MAX_DEPTH = 4
@@ -99,24 +99,13 @@ def points(n):
     return st.tuples(*[coords] * n)
 
 
-def assert_close(a, b, what=""):
-    assert math.isfinite(a) and math.isfinite(b), (what, a, b)
-    assert abs(a - b) <= RTOL * max(1.0, abs(a), abs(b)), (what, a, b)
-
-
-def assert_all_close(xs, ys, what=""):
-    assert len(xs) == len(ys), (what, xs, ys)
-    for i, (a, b) in enumerate(zip(xs, ys)):
-        assert_close(a, b, f"{what}[{i}]")
-
-
 @given(expressions(N_VARS), points(N_VARS))
 def test_forward_gradient_equals_reverse_gradient(tree, p):
     f = function_of(tree)
     gf = ad.gradient_f(f)(p)
     gr = ad.gradient_r(f)(p)
     assert type(gf) is tuple and type(gr) is tuple
-    assert_all_close(gf, gr, "gradient")
+    close(gf, gr, RTOL, floor=1, what="gradient")
 
 
 @given(expressions(N_VARS), points(N_VARS), points(N_VARS))
@@ -124,10 +113,10 @@ def test_the_four_hvp_modes_agree(tree, p, v):
     f = function_of(tree)
     fr = ad.hvp(f, p, v, "fr")
     for mode in ("rf", "rr", "ff"):
-        assert_all_close(ad.hvp(f, p, v, mode), fr, f"hvp {mode} vs fr")
+        close(ad.hvp(f, p, v, mode), fr, RTOL, floor=1, what=f"hvp {mode} vs fr")
     h = ad.hessian(f)(p)
     hv = [sum(h[i][j] * v[j] for j in range(N_VARS)) for i in range(N_VARS)]
-    assert_all_close(hv, fr, "H·v vs hvp")
+    close(hv, fr, RTOL, floor=1, what="H·v vs hvp")
 
 
 @given(expressions(1), coords)
@@ -136,13 +125,13 @@ def test_the_four_nestings_of_a_second_derivative_agree(tree, x):
     D, R = ad.derivative, ad.gradient_r
     ff = D(D(f))(x)
     for name, d2 in (("FR", D(R(f))), ("RF", R(D(f))), ("RR", R(R(f)))):
-        assert_close(d2(x), ff, f"{name} vs FF")
+        close(d2(x), ff, RTOL, floor=1, what=f"{name} vs FF")
 
 
 @given(expressions(1), coords)
 def test_first_derivative_forward_equals_reverse_scalar(tree, x):
     f = scalar_function_of(tree)
-    assert_close(ad.derivative(f)(x), ad.gradient_r(f)(x), "D vs R")
+    close(ad.derivative(f)(x), ad.gradient_r(f)(x), RTOL, floor=1, what="D vs R")
 
 
 @given(expressions(N_VARS), points(N_VARS))
@@ -152,10 +141,10 @@ def test_hessian_is_symmetric_and_matches_reverse_over_reverse(tree, p):
     assert len(h) == N_VARS and all(len(row) == N_VARS for row in h)
     for i in range(N_VARS):
         for j in range(i + 1, N_VARS):
-            assert_close(h[i][j], h[j][i], f"H[{i}][{j}] vs H[{j}][{i}]")
+            close(h[i][j], h[j][i], RTOL, floor=1, what=f"H[{i}][{j}] vs H[{j}][{i}]")
     h_rr = ad.jacobian_r(ad.gradient_r(f))(p)
     for i in range(N_VARS):
-        assert_all_close(h[i], h_rr[i], f"hessian row {i} vs jacobian_r(gradient_r)")
+        close(h[i], h_rr[i], RTOL, floor=1, what=f"hessian row {i} vs jacobian_r(gradient_r)")
 
 
 @given(st.lists(expressions(N_VARS), min_size=1, max_size=3), points(N_VARS))
@@ -168,4 +157,4 @@ def test_jacobian_f_equals_jacobian_r(trees, p):
     assert len(jf) == len(trees) and len(jr) == len(trees)
     for i in range(len(trees)):
         assert len(jf[i]) == N_VARS
-        assert_all_close(jf[i], jr[i], f"jacobian row {i}")
+        close(jf[i], jr[i], RTOL, floor=1, what=f"jacobian row {i}")

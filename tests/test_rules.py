@@ -19,6 +19,7 @@ import pytest
 from mpmath import mp
 
 import dvlad as ad
+from support import close
 
 MPF = type(mpmath.mpf(1))
 ORACLE_DPS = 70
@@ -32,6 +33,11 @@ KINDS = {
     "float64": (np.float64, np.float64, 1e-13),
     "float32": (np.float32, np.float32, 1e-6),
 }
+
+# support.close's settings for each kind: a result of exactly the kind's type, within the
+# tolerance of the oracle.  An exactly-zero derivative (add'', mul's pure second partials, ...)
+# must come out as (essentially) zero: the oracle's own value there is ~1e-70, hence the floor.
+CHECK = {kind: dict(rel=rtol, floor=1e-20, of=typ) for kind, (_, typ, rtol) in KINDS.items()}
 
 # Unary rows: (id, dvlad function, mpmath function, point).  Constant exponents of pow are
 # written as plain Python numbers on purpose: they mix with every base type.
@@ -167,18 +173,6 @@ def _mixed_oracle(case, kind):
         return mpmath.diff(mf, (a, b), (1, 1))
 
 
-def _assert_close(got, want, kind):
-    _, typ, rtol = KINDS[kind]
-    assert type(got) is typ, f"expected a {typ.__name__}, got {type(got).__name__}: {got!r}"
-    if kind == "mpf":
-        err, scale = abs(got - want), abs(want)
-    else:
-        err, scale = abs(float(got) - float(want)), abs(float(want))
-    # An exactly-zero derivative (add'', mul's pure second partials, ...) must come out as
-    # (essentially) zero: the oracle's own value there is ~1e-70.
-    assert err <= rtol * max(scale, 1e-20), f"got {got!r}, want {mpmath.nstr(want, 20)}"
-
-
 def _cases():
     for row in UNARY:
         yield row[0], "-"
@@ -200,7 +194,7 @@ def test_rule_against_mpmath(case, which, modes, kind):
     for m in reversed(modes):            # "FR" = forward (outer) over reverse (inner)
         d = OPERATORS[m](d)
     got = d(x0)
-    _assert_close(got, _oracle(case, which, len(modes), kind), kind)
+    close(got, _oracle(case, which, len(modes), kind), **CHECK[kind])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -216,7 +210,7 @@ def test_mixed_partial_against_mpmath(case, modes, outer_arg, kind):
         got = outer(lambda u: inner(lambda v: f(u, v))(b))(a)
     else:
         got = outer(lambda v: inner(lambda u: f(u, v))(a))(b)
-    _assert_close(got, _mixed_oracle(case, kind), kind)
+    close(got, _mixed_oracle(case, kind), **CHECK[kind])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -229,8 +223,8 @@ def test_binary_gradient_both_modes_against_mpmath(case, kind):
     for grad in (ad.gradient_f, ad.gradient_r):
         got = grad(lambda p: f(p[0], p[1]))((a, b))
         assert type(got) is tuple and len(got) == 2
-        _assert_close(got[0], want[0], kind)
-        _assert_close(got[1], want[1], kind)
+        close(got[0], want[0], **CHECK[kind])
+        close(got[1], want[1], **CHECK[kind])
 
 
 # ---- piecewise-constant primitives: derivative exactly 0, value a plain base number -------------
@@ -295,9 +289,9 @@ def test_value_keeps_the_input_type(case, which, kind):
     g, _, x0 = _one_variable(case, which, kind)
     want = _value_oracle(case, which, kind)
     one = _point(kind, "1")
-    _assert_close(g(x0), want, kind)
-    _assert_close(ad.jvp(g, x0, one)[0], want, kind)
-    _assert_close(ad.vjp(g, x0)[0], want, kind)
+    close(g(x0), want, **CHECK[kind])
+    close(ad.jvp(g, x0, one)[0], want, **CHECK[kind])
+    close(ad.vjp(g, x0)[0], want, **CHECK[kind])
 
 
 @pytest.mark.parametrize("modes", ORDER1 + ORDER2)
@@ -319,7 +313,7 @@ def test_mpf_variable_with_float_constant_stays_exact(case, which, modes):
     got = d(x0)
     with mp.workdps(ORACLE_DPS):
         want = mpmath.diff(mg, x0, len(modes))
-    _assert_close(got, want, "mpf")
+    close(got, want, **CHECK["mpf"])
 
 
 def test_pow_mixed_second_derivative_at_exponent_two():
