@@ -41,35 +41,41 @@ from .tags import NotDifferentiableError, alive, newer
 
 
 def lift(prim, args):
-    """prim at ``args``: lifted on the newest live tag among them, else its base value."""
+    """prim at ``args``: lifted on the newest live tag among them, else its base value.
+
+    Hot path (every primitive on an AD number that no fast path took): one pass over the
+    arguments finds the tag and checks the constants; two AD arguments of one live tag (most
+    binary operations) go straight to their kind."""
+    if len(args) == 2:
+        x, y = args
+        if isinstance(x, ADNumber) and isinstance(y, ADNumber):
+            t = x.tag
+            if t is y.tag and t.live:
+                return t.kind.lift(prim, t, args, (True, True))
     tag = None
-    for k, a in enumerate(args):
+    row = prim.rule is not None
+    for a in args:
         if isinstance(a, ADNumber):
             t = a.tag
             if not t.live and not alive(t):
-                args = list(args)
-                args[k] = a = strip_dead(a)
-                if not isinstance(a, ADNumber):
-                    continue
-                t = a.tag
-            tag = newer(tag, t)
-    if prim.rule is not None:
-        for a in args:
-            if not isinstance(a, ADNumber) and type(a) is not float and family(a) is None:
+                return lift(prim, [strip_dead(b) for b in args])
+            tag = t if tag is None else newer(tag, t)
+        elif type(a) is float:
+            continue
+        elif row:
+            if family(a) is None:
                 if type(a) is np.ndarray and a.dtype == object:     # an object array of numbers
                     return elementwise(prim.value, *args)
                 raise NotDifferentiableError(f"dvlad.{prim.name} differentiates real numbers; "
                                              f"got {type(a).__name__} {a!r}")
-    else:
-        for a in args:
-            if type(a) is complex or (isinstance(a, (np.ndarray, np.generic))
-                                      and a.dtype.kind == "c"):
-                raise NotDifferentiableError(f"{prim.name}: dvlad differentiates real numbers; "
-                                             f"got a complex {type(a).__name__}")
+        elif type(a) is complex or (isinstance(a, (np.ndarray, np.generic))
+                                    and a.dtype.kind == "c"):
+            raise NotDifferentiableError(f"{prim.name}: dvlad differentiates real numbers; got "
+                                         f"a complex {type(a).__name__}")
     if tag is None:
         return prim.value(*args)
-    ins = [isinstance(a, ADNumber) and a.tag is tag for a in args]
-    return tag.kind.lift(prim, tag, args, ins)
+    return tag.kind.lift(prim, tag, args, [isinstance(a, ADNumber) and a.tag is tag
+                                           for a in args])
 
 
 def lift_many(prim, leaves):

@@ -101,26 +101,40 @@ def _scaled(d, t):
 def lift(prim, tag, args, ins):
     """Bundle(ε, f(p), Σᵢ ∂ᵢf·tᵢ) over the in-arguments' tangents tᵢ.  A partial of ±1 passes the
     tangent on (multiplying a deep bundle by 1.0 would copy it: nested derivatives have 2ᵏ
-    components at depth k), and one of −1 after the first term is a subtraction."""
-    primals = [a.primal if i else a for a, i in zip(args, ins)]
-    r, ds = prim.at(primals, ins, FORWARD)
+    components at depth k), and one of −1 after the first term is a subtraction.  Hot path:
+    one and two arguments (every row of the rule table) are spelled out."""
+    n = len(args)
+    if n == 1:
+        x = args[0]
+        r, (d,) = prim.at((x.primal,), ins, FORWARD)
+        return make_bundle(tag, r, _plus_term(None, d, x.tangent))
+    if n == 2:
+        x, y = args
+        xin, yin = ins
+        r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, FORWARD)
+        t = _plus_term(None, dx, x.tangent) if xin else None
+        return make_bundle(tag, r, _plus_term(t, dy, y.tangent) if yin else t)
+    r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, FORWARD)
     t = None
     for a, i, d in zip(args, ins, ds):
-        if not i:
-            continue
-        u = a.tangent
-        if isinstance(d, LinearMap):
-            term = d.term(u)
-            if type(term) is Negated:
-                t = pool.negative(term.s) if t is None else pool.minus(t, term.s)
-                continue
-        elif t is not None and type(d) is float and d == -1.0:
-            t = t - u
-            continue
-        else:
-            term = _scaled(d, u)
-        t = term if t is None else (pool.plus(t, term) if type(term) is np.ndarray else t + term)
+        if i:
+            t = _plus_term(t, d, a.tangent)
     return make_bundle(tag, r, t)
+
+
+def _plus_term(t, d, u):
+    """t + d·u (t None: no terms yet), for a partial d that is a number or a LinearMap."""
+    if isinstance(d, LinearMap):
+        term = d.term(u)
+        if type(term) is Negated:
+            return pool.negative(term.s) if t is None else pool.minus(t, term.s)
+    elif t is not None and type(d) is float and d == -1.0:
+        return t - u
+    else:
+        term = _scaled(d, u)
+    if t is None:
+        return term
+    return pool.plus(t, term) if type(term) is np.ndarray else t + term
 
 
 def lift_many(prim, tag, leaves, ins):

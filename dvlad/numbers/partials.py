@@ -184,7 +184,8 @@ class ElementwiseMap(LinearMap):
             return Negated(t if _shape(t) == self.out_shape
                            else ARRAY_OPS["broadcast_to"](t, self.out_shape))
         t = _times(d, t, self.args)
-        return t if _shape(t) == self.out_shape else ARRAY_OPS["broadcast_to"](t, self.out_shape)
+        shp = t.shape if type(t) is np.ndarray else _shape(t)
+        return t if shp == self.out_shape else ARRAY_OPS["broadcast_to"](t, self.out_shape)
 
     def forward(self, t):
         t = _times(self.df(*self.args), t, self.args)
@@ -222,7 +223,7 @@ class RowPrimitive:
             if not _is_array(p):
                 return r, (rule.partials[0](p, r),)
             if kind is FORWARD:
-                return r, (ElementwiseMap(rule.array_partials[0], (p, r), _shape(p), _shape(r)),)
+                return r, (ElementwiseMap(rule.array_partials[0], (p, r), None, _shape(r)),)
             ux, ur = rule.uses[0]
             return r, (ElementwiseMap(rule.array_partials[0], (p if ux else None, r if ur else None),
                                       _shape(p), _shape(r)),)
@@ -248,13 +249,13 @@ class RowPrimitive:
         (mul's partials need no r; add's need nothing)."""
         rule = self.rule
         r = rule.op(px, py)
-        rshape = _shape(r)
+        rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins
-        if kind is FORWARD:
+        if kind is FORWARD:               # (forward maps never need the arguments' shapes)
             args = (px, py, r)
-            return r, (ElementwiseMap(dfx, args, _shape(px), rshape) if xin else None,
-                       ElementwiseMap(dfy, args, _shape(py), rshape) if yin else None)
+            return r, (ElementwiseMap(dfx, args, None, rshape) if xin else None,
+                       ElementwiseMap(dfy, args, None, rshape) if yin else None)
         out = []
         for inside, p, df, (ux, uy, ur) in ((xin, px, dfx, rule.uses[0]),
                                             (yin, py, dfy, rule.uses[1])):

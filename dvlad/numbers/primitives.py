@@ -55,7 +55,9 @@ def _generated_op(X):
         return tower1(RULE, X)
     else:
         return base_op(X)
-    return nested1(RULE, PRIM, X)
+    if t is Bundle and type(X.primal) is Bundle:
+        return nested1(RULE, PRIM, X)
+    return lift(PRIM, (X,))
 '''
 
 _BINARY = '''
@@ -109,7 +111,9 @@ def _generated_op(ARGS):
             return tower2(RULE, Y.tag, X, Y, False, True)
     else:
         return base_op(X, Y)
-    return nested2(RULE, PRIM, X, Y)
+    if tX is Bundle and type(X.primal) is Bundle or tY is Bundle and type(Y.primal) is Bundle:
+        return nested2(RULE, PRIM, X, Y)
+    return lift(PRIM, (X, Y))
 '''
 
 # The reference path (dvlad.core.switch): the general lift alone, for every argument that is an AD

@@ -257,7 +257,18 @@ def gc_paused():
 # ---- the reverse lift (the interface of dvlad.core.lift, implemented once for tape cells) -------
 
 def lift(prim, tag, args, ins):
-    """TapeCell(ε, f(p), links): each in-argument's cell with its partial (a number or a map)."""
+    """TapeCell(ε, f(p), links): each in-argument's cell with its partial (a number or a map).
+    Hot path: one and two arguments (every row of the rule table) are spelled out."""
+    n = len(args)
+    if n == 1:
+        x = args[0]
+        r, ds = prim.at((x.primal,), ins, REVERSE)
+        return make_cell(tag, r, (x, ds[0]))
+    if n == 2:
+        x, y = args
+        xin, yin = ins
+        r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, REVERSE)
+        return make_cell(tag, r, ((x, dx, y, dy) if yin else (x, dx)) if xin else (y, dy))
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, REVERSE)
     links = ()
     for a, i, d in zip(args, ins, ds):
