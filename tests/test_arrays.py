@@ -173,6 +173,16 @@ UNARY = {
     "sinh": (np.sinh, ad.sinh, _u(-1.5, 1.5)),
     "cosh": (np.cosh, ad.cosh, _u(-1.5, 1.5)),
     "tanh": (np.tanh, ad.tanh, _u(-1.5, 1.5)),
+    "log2": (np.log2, ad.log2, _u(0.3, 2)),
+    "log10": (np.log10, ad.log10, _u(0.3, 2)),
+    "exp2": (np.exp2, ad.exp2, _u(-1.5, 1.5)),
+    "arcsinh": (np.arcsinh, ad.arcsinh, _u(-2, 2)),
+    "arccosh": (np.arccosh, ad.arccosh, _u(1.2, 3)),
+    "arctanh": (np.arctanh, ad.arctanh, _u(-0.8, 0.8)),
+    "deg2rad": (np.deg2rad, ad.deg2rad, _u(-200, 200)),
+    "radians": (np.radians, ad.deg2rad, _u(-200, 200)),
+    "rad2deg": (np.rad2deg, ad.rad2deg, _u(-2, 2)),
+    "degrees": (np.degrees, ad.rad2deg, _u(-2, 2)),
 }
 
 # name -> (numpy ufunc, dvlad scalar primitive, domain of x, domain of y)
@@ -186,6 +196,8 @@ BINARY = {
     "hypot": (np.hypot, ad.hypot, _away(0.3, 2), _away(0.3, 2)),
     "maximum": (np.maximum, ad.maximum, _u(-2, 2), _u(-2, 2)),
     "minimum": (np.minimum, ad.minimum, _u(-2, 2), _u(-2, 2)),
+    "logaddexp": (np.logaddexp, ad.logaddexp, _u(-2, 2), _u(-2, 2)),
+    "logaddexp2": (np.logaddexp2, ad.logaddexp2, _u(-2, 2), _u(-2, 2)),
 }
 
 UNARY_SHAPES = [(), (1,), (5,), (3, 1), (2, 3, 4)]

@@ -19,6 +19,7 @@ import pytest
 from mpmath import mp
 
 import dvlad as ad
+from dvlad.core.rules import TABLE
 from support import close
 
 MPF = type(mpmath.mpf(1))
@@ -111,6 +112,38 @@ BINARY = [
     ("minimum_y", ad.minimum, min, "-1.2", "0.5"),
     ("hypot_neg", ad.hypot, mpmath.hypot, "-0.8", "-0.6"),
 ]
+
+# Independent oracles: every differentiable row of the rule table, written in mpmath's own terms
+# (never with dvlad's partials).  Each row is also checked at each of the points its row names.
+ORACLES = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+    "div": lambda x, y: x / y, "pow": lambda x, y: x ** y, "mod": _mp_mod,
+    "atan2": mpmath.atan2, "hypot": mpmath.hypot, "maximum": max, "minimum": min,
+    "logaddexp": lambda x, y: mpmath.log(mpmath.exp(x) + mpmath.exp(y)),
+    "logaddexp2": lambda x, y: mpmath.log(mpmath.power(2, x) + mpmath.power(2, y)) / mpmath.log(2),
+    "neg": lambda x: -x, "square": lambda x: x * x, "reciprocal": lambda x: 1 / x, "abs": abs,
+    "sqrt": mpmath.sqrt, "exp": mpmath.exp, "expm1": mpmath.expm1, "log": mpmath.log,
+    "log1p": mpmath.log1p, "log2": lambda x: mpmath.log(x) / mpmath.log(2),
+    "log10": lambda x: mpmath.log(x) / mpmath.log(10),
+    "exp2": lambda x: mpmath.exp(x * mpmath.log(2)), "sin": mpmath.sin, "cos": mpmath.cos,
+    "tan": mpmath.tan, "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan,
+    "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh,
+    "arcsinh": lambda x: mpmath.log(x + mpmath.sqrt(x * x + 1)),
+    "arccosh": lambda x: mpmath.log(x + mpmath.sqrt(x * x - 1)),
+    "arctanh": lambda x: mpmath.log((1 + x) / (1 - x)) / 2,
+    "deg2rad": lambda x: x * mpmath.pi / 180, "rad2deg": lambda x: x * 180 / mpmath.pi,
+}
+DIFFERENTIABLE = [rule for rule in TABLE if rule.partial_texts]
+UNARY += [(f"{rule.name}@{point[0]}", getattr(ad, rule.name), ORACLES[rule.name], point[0])
+          for rule in DIFFERENTIABLE if rule.arity == 1 for point in rule.points]
+BINARY += [(f"{rule.name}@{point[0]},{point[1]}", getattr(ad, rule.name), ORACLES[rule.name],
+            *point) for rule in DIFFERENTIABLE if rule.arity == 2 for point in rule.points]
+
+
+def test_every_row_of_the_rule_table_has_an_oracle_and_points():
+    assert {rule.name for rule in DIFFERENTIABLE} == set(ORACLES)
+    assert all(rule.points for rule in DIFFERENTIABLE)
+
 
 UNARY_BY_ID = {row[0]: row for row in UNARY}
 BINARY_BY_ID = {row[0]: row for row in BINARY}

@@ -46,12 +46,22 @@ def lift(prim, args):
     Hot path (every primitive on an AD number that no fast path took): one pass over the
     arguments finds the tag and checks the constants; two AD arguments of one live tag (most
     binary operations) go straight to their kind."""
-    if len(args) == 2:
+    if len(args) == 2:                # the common cases of two arguments, without loops
         x, y = args
-        if isinstance(x, ADNumber) and isinstance(y, ADNumber):
-            t = x.tag
-            if t is y.tag and t.live:
-                return t.kind.lift(prim, t, args, (True, True))
+        if isinstance(x, ADNumber):
+            tx = x.tag
+            if tx.live:
+                if isinstance(y, ADNumber):
+                    ty = y.tag
+                    if tx is ty:
+                        return tx.kind.lift(prim, tx, args, (True, True))
+                    if ty.live:
+                        tag = newer(tx, ty)
+                        return tag.kind.lift(prim, tag, args, (tag is tx, tag is ty))
+                elif type(y) is float:
+                    return tx.kind.lift(prim, tx, args, (True, False))
+        elif type(x) is float and isinstance(y, ADNumber) and y.tag.live:
+            return y.tag.kind.lift(prim, y.tag, args, (False, True))
     tag = None
     row = prim.rule is not None
     for a in args:

@@ -7,7 +7,6 @@ import numpy as np
 
 from ..core.number import ADNumber
 from ..core import pool
-from ..core.lift import lift as _lift
 from ..core.tags import FORWARD, TagOrderError, alive, newer
 from .tape import LinearMap, Negated
 from .tower import Tower, make_tower
@@ -112,8 +111,11 @@ def lift(prim, tag, args, ins):
         x, y = args
         xin, yin = ins
         r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, FORWARD)
+        if not yin:
+            return make_bundle(tag, r, _plus_term(None, dx, x.tangent)
+                               if isinstance(dx, LinearMap) else _scaled(dx, x.tangent))
         t = _plus_term(None, dx, x.tangent) if xin else None
-        return make_bundle(tag, r, _plus_term(t, dy, y.tangent) if yin else t)
+        return make_bundle(tag, r, _plus_term(t, dy, y.tangent))
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, FORWARD)
     t = None
     for a, i, d in zip(args, ins, ds):
@@ -153,51 +155,3 @@ def _base(v):
 
 
 FORWARD.lift, FORWARD.lift_many = lift, lift_many
-
-
-# ---- a fast path: nested forward mode over floats (derivatives of derivatives ...) -------------
-# The generated primitives (dvlad.numbers.primitives) call these where their float twins do not
-# apply; anything but bundles over bundles over floats goes on to the one lift.  Off on the
-# reference path (dvlad.core.switch), where the primitives call the lift directly.  Measured:
-# 6 nested derivatives of exp(sin x)·x, ~940 µs through the lift, ~400 µs with these.
-
-def nested1(rule, prim, x):
-    """A unary row at a live bundle over bundles over a float; else the lift."""
-    if type(x) is Bundle and x.tag.live:
-        p = x.primal
-        if type(p) is Bundle:
-            b = p.primal
-            while type(b) is Bundle:
-                b = b.primal
-            if type(b) is float:
-                r = rule.op(p)
-                return make_bundle(x.tag, r, _scaled(rule.partials[0](p, r), x.tangent))
-    return _lift(prim, (x,))
-
-
-def nested2(rule, prim, x, y):
-    """A binary row at live bundles (of one tag, or one a float) over bundles over floats."""
-    tx, ty = type(x), type(y)
-    if (tx is Bundle or tx is float) and (ty is Bundle or ty is float):
-        tag = x.tag if tx is Bundle else y.tag
-        if tag.live and (tx is float or ty is float or y.tag is tag):
-            px = x.primal if tx is Bundle else x
-            py = y.primal if ty is Bundle else y
-            bx, by = px, py
-            while type(bx) is Bundle:
-                bx = bx.primal
-            while type(by) is Bundle:
-                by = by.primal
-            if type(bx) is float and type(by) is float:
-                r = rule.op(px, py)
-                dfx, dfy = rule.partials
-                if tx is Bundle:
-                    t = _scaled(dfx(px, py, r), x.tangent)
-                    if ty is Bundle:
-                        d = dfy(px, py, r)
-                        t = (t - y.tangent if type(d) is float and d == -1.0
-                             else t + _scaled(d, y.tangent))
-                else:
-                    t = _scaled(dfy(px, py, r), y.tangent)
-                return make_bundle(tag, r, t)
-    return _lift(prim, (x, y))

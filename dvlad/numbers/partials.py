@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..core import base, pool
-from ..core.number import ARRAY_OPS, strip
+from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..core.switch import REFERENCE
 from ..core.tags import FORWARD
 from .bundle import Bundle, plain_bundle
@@ -229,9 +229,9 @@ class RowPrimitive:
                                       _shape(p), _shape(r)),)
         px, py = primals
         bx, by = px, py                       # the base numbers under px and py
-        while type(bx) is Bundle or type(bx) is TapeCell or type(bx) is Tower:
+        while isinstance(bx, ADNumber):
             bx = bx.primal
-        while type(by) is Bundle or type(by) is TapeCell or type(by) is Tower:
+        while isinstance(by, ADNumber):
             by = by.primal
         if type(bx) is np.ndarray or type(by) is np.ndarray:
             return self._at_arrays(px, py, ins, kind)

@@ -23,7 +23,8 @@ from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..core.rules import TABLE
 from ..core.switch import REFERENCE
 from ..core.vectorize import make_helpers, vectorize
-from .bundle import Bundle, nested1, nested2
+from .bundle import Bundle
+from .fast import fast1, fast2
 from ..core.lift import lift
 from .partials import RowPrimitive
 from .tape import TapeCell
@@ -55,9 +56,7 @@ def _generated_op(X):
         return tower1(RULE, X)
     else:
         return base_op(X)
-    if t is Bundle and type(X.primal) is Bundle:
-        return nested1(RULE, PRIM, X)
-    return lift(PRIM, (X,))
+    return fast1(RULE, PRIM, X)
 '''
 
 _BINARY = '''
@@ -111,9 +110,7 @@ def _generated_op(ARGS):
             return tower2(RULE, Y.tag, X, Y, False, True)
     else:
         return base_op(X, Y)
-    if tX is Bundle and type(X.primal) is Bundle or tY is Bundle and type(Y.primal) is Bundle:
-        return nested2(RULE, PRIM, X, Y)
-    return lift(PRIM, (X, Y))
+    return fast2(RULE, PRIM, X, Y)
 '''
 
 # The reference path (dvlad.core.switch): the general lift alone, for every argument that is an AD
@@ -192,8 +189,8 @@ def _generate(template, rule, args=None):
     filename = f"<dvlad rule {rule.name}{' reflected' if args == 'Y, X' else ''}>"
     source = source.replace("def _generated_op(", f"def {rule.name}(", 1).lstrip("\n")
     namespace = dict(_FLOAT, Bundle=Bundle, TapeCell=TapeCell, Tower=Tower, tower1=tower1,
-                     tower2=tower2, lift=lift, ADNumber=ADNumber, nested1=nested1,
-                     nested2=nested2,
+                     tower2=tower2, lift=lift, ADNumber=ADNumber, fast1=fast1,
+                     fast2=fast2,
                      RULE=rule, PRIM=RowPrimitive(rule), base_op=rule.base)
     exec(_register(source, filename), namespace)
     return namespace[rule.name]
