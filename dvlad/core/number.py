@@ -1,8 +1,12 @@
 """What bundles, tape cells and Taylor towers share: Python's number protocols, made loud where
 they would lie.
 
-Arithmetic dunders (``+``, ``*``, ``**``...) are installed by :mod:`dvlad.ops`, each a one-line
-delegation to the primitive of the rule table.  This module holds the rest of the protocol:
+The members the three kinds share are installed once, on :class:`ADNumber`, by the modules that
+own them: the arithmetic operators (``+``, ``*``, ``**``...) by :mod:`dvlad.numbers.primitives`,
+each the primitive of the row that names its method; numpy's protocols and array methods
+(``__array_ufunc__``, ``.shape``, ``.T``, ``.sum()``...) by :mod:`dvlad.arrays.protocol`.  Each
+kind's own class (bundle, tape cell, tower) holds only what is its own.  This module holds the
+rest of the protocol:
 
 - comparisons and ``bool`` look at primals, so ``if``/``while`` work;
 - ``int``, ``round``, ``math.floor``/``ceil``/``trunc`` are piecewise constant: they return the

@@ -335,5 +335,5 @@ def _power_operator(power):
     return __pow__
 
 
-for _cls in (Bundle, TapeCell, Tower):
-    _install_operators(_cls)
+# once, on the class every kind of AD number shares (dvlad.core.number)
+_install_operators(ADNumber)
