@@ -63,10 +63,12 @@ from .numbers.primitives import (  # the rule table's primitives, one per row
 )
 from .modes.taylor import derivatives, directional_derivatives, nth_derivative, taylor
 from .core.tags import (
+                   ArgumentError,
                    DvladError,
                    FixedPointError,
                    NotDifferentiableError,
                    PerturbedConversionError,
+                   StructureMismatchError,
                    TagOrderError,
 )
 from .numbers.tape import LinearMap, TapeCell
@@ -88,5 +90,5 @@ __all__ = [
     "logaddexp2", "REFERENCE",
     "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
-    "GraphvizMissingError", "FixedPointError",
+    "GraphvizMissingError", "FixedPointError", "StructureMismatchError", "ArgumentError",
 ]

@@ -72,6 +72,10 @@ class ADNumber:
     def __round__(self, ndigits=None):
         return round(strip(self), ndigits)
 
+    def __format__(self, spec):
+        """f"{x:.3f}" formats the primal, as for a float (a display, not a conversion)."""
+        return format(strip(self), spec)
+
 
 #: dvlad's array primitives that the layers below dvlad.arrays need (broadcast_to, sum_to, where,
 #: getitem, scatter): filled in when dvlad.arrays is imported, so that no module imports upward.

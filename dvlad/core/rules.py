@@ -126,6 +126,15 @@ def _smaller(x, y):
     return x if x <= y or x != x else y
 
 
+def _rounding(np_function):
+    """floor, ceil, trunc, rint of a float as numpy computes them: a float, with −0.0, inf and
+    nan kept (math's would give an int, or raise); an int stays an int."""
+    def f(x):
+        return x if type(x) is int else float(np_function(x))
+    f.__name__ = np_function.__name__
+    return f
+
+
 def _atanh_math(x):
     return math.copysign(INF, x) if abs(x) == 1 else math.atanh(x)
 
@@ -264,8 +273,11 @@ TABLE = [
          taylor=S.sin_cos(False, True, op("sinh")),
          kernel=K.kernel(K.sin_cos_source(False, True), S=fl("sinh"), C=fl("cosh")),
          points=(("0.9",), ("-1.2",))),
-    Rule("tanh", "tanh(x)", ("1.0 - r * r",), lib=SAME, ufuncs=("tanh",), taylor=S.tangent(-1),
-         points=(("0.8",),)),
+    # tanh′ = 1/cosh² x, not 1 − tanh² x, which is 0 once tanh rounds to ±1 (x ≥ 19.1; the true
+    # value at 20 is 1.7e-17); the towers derive from it (the recurrence z′ = (1 − z²)·a′ cancels
+    # the same way)
+    Rule("tanh", "tanh(x)", ("1.0 / square(cosh(x))",), lib=SAME, ufuncs=("tanh",),
+         points=(("0.8",), ("-2.4",))),
     Rule("arcsinh", "arcsinh(x)", ("1.0 / hypot(x, 1.0)",),
          lib=(math.asinh, np.arcsinh, mpmath.asinh), ufuncs=("arcsinh",),
          points=(("0.9",), ("-2.3",))),
@@ -286,12 +298,14 @@ TABLE = [
          lib=(operator.floordiv, operator.floordiv,
               lambda x, y: mpmath.floor(mpmath.mpf(x) / y))),
     Rule("sign", "sign(x)", arity=1, lib=(_sign_math, np.sign, mpmath.sign), ufuncs=("sign",)),
-    Rule("floor", "floor(x)", arity=1, lib=SAME, ufuncs=("floor",)),
-    Rule("ceil", "ceil(x)", arity=1, lib=SAME, ufuncs=("ceil",)),
-    Rule("trunc", "trunc(x)", arity=1, lib=(math.trunc, np.trunc, lambda x: mpmath.mpf(int(x))),
-         ufuncs=("trunc",)),
-    Rule("round", "round(x)", arity=1, lib=(round, np.round, lambda x: mpmath.mpf(round(x))),
-         ufuncs=("rint",)),
+    Rule("floor", "floor(x)", arity=1, lib=(_rounding(np.floor), np.floor, mpmath.floor),
+         ufuncs=("floor",)),
+    Rule("ceil", "ceil(x)", arity=1, lib=(_rounding(np.ceil), np.ceil, mpmath.ceil),
+         ufuncs=("ceil",)),
+    Rule("trunc", "trunc(x)", arity=1, lib=(_rounding(np.trunc), np.trunc,
+                                            lambda x: mpmath.mpf(int(x))), ufuncs=("trunc",)),
+    Rule("round", "round(x)", arity=1, lib=(_rounding(np.rint), np.round,
+                                            lambda x: mpmath.mpf(round(x))), ufuncs=("rint",)),
     Rule("int", "int(x)", arity=1, lib=(int, int, int)),
 ]
 RULES = {rule.name: rule for rule in TABLE}

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import base
 from .number import ADNumber
-from .tags import NotDifferentiableError
+from .tags import NotDifferentiableError, StructureMismatchError
 
 _LEAF = None
 
@@ -17,6 +17,15 @@ _LEAF = None
 def is_number(x):
     """A real number dvlad can differentiate: an AD number or a real base number."""
     return isinstance(x, ADNumber) or base.family(x) is not None
+
+
+def as_real(x):
+    """x, or x as float64 if it is a numpy integer or bool (array or scalar): derivatives of
+    integer inputs are real numbers, as numpy promotes them (unsigned arithmetic would wrap).
+    Python ints stay ints (an integer-valued derivative is exact)."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind in "biu":
+        return x.astype(np.float64)
+    return x
 
 
 def describe(x):
@@ -51,6 +60,61 @@ def _flatten(x, leaves, who, functions):
     what = "a function" if callable(x) else describe(x)
     raise NotDifferentiableError(
         f"{who} must be real numbers in nested tuples, lists and dicts; it contains {what}")
+
+
+def flatten_like(x, tree, who, against="the point"):
+    """The leaves of x in the order of ``tree`` (another structure's, from :func:`flatten`):
+    dicts are paired by key, never by insertion order, so a direction ``{'b': 10, 'a': 1}``
+    meets the point ``{'a': .., 'b': ..}`` key by key.  A structure that does not match (a
+    missing or extra key, another length, a leaf where a container is) raises
+    :class:`StructureMismatchError` naming where."""
+    leaves = []
+    _flatten_like(x, tree, leaves, who, against, "")
+    return leaves
+
+
+def _mismatch(message):
+    return StructureMismatchError(message + "; give them the same structure (dicts are paired "
+                                            "by key)")
+
+
+def _flatten_like(x, tree, leaves, who, against, at):
+    where = at or "the top"
+    if tree is _LEAF:
+        if isinstance(x, (tuple, list, dict)) or (isinstance(x, np.ndarray) and x.dtype == object):
+            raise _mismatch(f"{who} has a container at {where}, {against} a number")
+        leaves.append(x)
+        return
+    if tree[0] is _ObjectArray:
+        if not isinstance(x, np.ndarray) or x.shape != tree[1]:
+            raise _mismatch(f"{who} at {where} must be an array of shape "
+                                         f"{tree[1]}, as {against}'s is")
+        for k, (v, c) in enumerate(zip(x.flat, tree[2])):
+            _flatten_like(v, c, leaves, who, against, f"{at}[{k}]")
+        return
+    if len(tree) == 2:
+        kind, children = tree
+        if not isinstance(x, (tuple, list)) or len(x) != len(children):
+            n = len(x) if isinstance(x, (tuple, list)) else "no"
+            raise _mismatch(
+                f"{who} at {where} has {n} entries where {against} has {len(children)} (their "
+                f"leaves pair one to one): got {describe(x)}")
+        for k, (v, c) in enumerate(zip(x, children)):
+            _flatten_like(v, c, leaves, who, against, f"{at}[{k}]")
+        return
+    kind, keys, children = tree
+    if not isinstance(x, dict):
+        raise _mismatch(f"{who} at {where} must be a dict with keys {keys}, as "
+                                     f"{against}'s is; got {describe(x)}")
+    missing = [k for k in keys if k not in x]
+    extra = [k for k in x if k not in set(keys)]
+    if missing or extra:
+        raise _mismatch(
+            f"{who} at {where} must have the keys of {against}: "
+            + ", ".join(filter(None, [f"missing {missing}" if missing else "",
+                                      f"extra {extra}" if extra else ""])))
+    for k, c in zip(keys, children):
+        _flatten_like(x[k], c, leaves, who, against, f"{at}[{k!r}]")
 
 
 def unflatten(tree, leaves):

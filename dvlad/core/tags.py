@@ -104,6 +104,16 @@ class NotDifferentiableError(DvladError, TypeError):
     """An operator got a value it cannot differentiate: the message names what it got."""
 
 
+class StructureMismatchError(DvladError, ValueError):
+    """Two structures that must match (a point and its direction, a result and its cotangent)
+    do not: a missing or extra dict key, another length.  Dicts are paired by key."""
+
+
+class ArgumentError(DvladError, ValueError):
+    """An operator's argument is outside what it takes (``max_iter=0``, an unknown mode): the
+    message names the argument and what it takes."""
+
+
 class TagOrderError(DvladError, RuntimeError):
     """A live perturbation turned up where the tag order says it cannot be: a bug in dvlad."""
 

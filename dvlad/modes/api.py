@@ -13,6 +13,8 @@ from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import (
     describe,
     flatten,
+    as_real,
+    flatten_like,
     in_object_array,
     is_number,
     leaf,
@@ -84,8 +86,9 @@ def _forward(f, x, v, origin):
     the newest tag there and cannot confuse its perturbation with its caller's.
     """
     leaves, tree = flatten(x, f"{origin}'s input")
-    vleaves, _ = flatten(v, f"{origin}'s direction")
-    leaves, vleaves = [strip_dead(a) for a in leaves], [strip_dead(b) for b in vleaves]
+    vleaves = flatten_like(v, tree, f"{origin}'s direction")
+    leaves = [as_real(strip_dead(a)) for a in leaves]
+    vleaves = [as_real(strip_dead(b)) for b in vleaves]
     _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
@@ -172,7 +175,7 @@ def derivative(f):
         if type(x) is float and not REFERENCE:           # the common case, fast
             one, zero = 1.0, 0.0
         else:
-            x = strip_dead(_real(x, "derivative's input"))
+            x = as_real(strip_dead(_real(x, "derivative's input")))
             if np.ndim(strip(x)):
                 raise NotDifferentiableError(
                     f"derivative takes a real number; got an array of shape {np.shape(strip(x))}."
@@ -228,7 +231,7 @@ def record(f, x, origin, scalar=False, keep=False):
     """
     rec = Recording()
     leaves, rec.tree = flatten(x, f"{origin}'s input")
-    rec.leaves = [strip_dead(a) for a in leaves]
+    rec.leaves = [as_real(strip_dead(a)) for a in leaves]
     if keep:
         rec.leaves = [a.copy() if type(a) is np.ndarray else a for a in rec.leaves]
     rec.tag = tag = new_tag(REVERSE, origin)
@@ -295,7 +298,7 @@ def _vjp(f, x, origin):
     y_primal = unflatten(rec.out_tree, [primal_of(u, rec.tag) for u in rec.outs])
 
     def pullback(ybar):
-        bars, _ = flatten(ybar, "the pullback's input")
+        bars = flatten_like(ybar, rec.out_tree, "the pullback's input", "the result")
         _same_shapes(rec.outs, bars, "pullback: the cotangent", "the result")
         return _gradient_of(rec, [strip_dead(b) for b in bars])
     return y_primal, pullback

@@ -19,7 +19,7 @@ from .api import _is_zero, _real, _same_shapes
 from ..core.base import MPF, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import flatten, in_object_array, leaf, map_leaves, unflatten
+from ..core.structures import as_real, flatten, flatten_like, in_object_array, leaf, map_leaves, unflatten
 from ..core.switch import REFERENCE
 from ..core.tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
 from ..numbers.tower import ZERO, Tower, make_tower
@@ -135,7 +135,7 @@ def _order(n, who):
 def _scalar_input(x, who):
     if type(x) is float:
         return x
-    x = strip_dead(_real(x, f"{who}'s input"))
+    x = as_real(strip_dead(_real(x, f"{who}'s input")))
     if np.ndim(strip(x)):
         raise NotDifferentiableError(
             f"{who} takes a real number; got an array of shape {np.shape(strip(x))}. Along a "
@@ -236,8 +236,9 @@ def _run(f, x, v, n, origin, raw=False):
         finally:
             tag.live = False
     leaves, tree = flatten(x, f"{origin}'s input")
-    vleaves, _ = flatten(v, f"{origin}'s direction")
-    leaves, vleaves = [strip_dead(a) for a in leaves], [strip_dead(b) for b in vleaves]
+    vleaves = flatten_like(v, tree, f"{origin}'s direction")
+    leaves = [as_real(strip_dead(a)) for a in leaves]
+    vleaves = [as_real(strip_dead(b)) for b in vleaves]
     _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     tag = new_tag(TAYLOR, origin)
     try:

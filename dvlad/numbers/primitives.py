@@ -269,9 +269,10 @@ def _make(rule):
     if rule.lib is not None:
         names[rule.name] = dispatch(rule.name, rule.arity, *rule.lib)
         rule.float = rule.lib[0]
-    rule.base = bop = _pooled(rule, _compile(rule.base_text, names, params))
-    if rule.lib is None:
-        rule.float = bop
+    plain = _compile(rule.base_text, names, params)
+    rule.base = bop = _pooled(rule, plain)
+    if rule.lib is None:               # a row written with operators (x * x): its text over floats
+        rule.float = _FLOAT["math_" + rule.name] = plain
     if not rule.partial_texts:                       # piecewise constant: strip, then base
         source = (f"def {rule.name}(x, y):\n    return base_op(strip(x), strip(y))\n"
                   if rule.arity == 2 else f"def {rule.name}(x):\n    return base_op(strip(x))\n")

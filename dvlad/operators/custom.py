@@ -9,7 +9,7 @@ JVP and VJP are written with dvlad's operations.
 """
 from ..core.lift import lift, lift_many
 from ..core.number import ADNumber, strip
-from ..core.structures import flatten, unflatten
+from ..core.structures import flatten, flatten_like, unflatten
 from ..numbers.partials import GivenPrimitive
 from ..numbers.tape import Cotangent, MultiLink
 
@@ -83,25 +83,25 @@ class _Call:
 
     def jvp(self, points, tangents):
         t = self.jvp_(unflatten(self.tree, points), unflatten(self.tree, tangents))
-        return flatten(t, f"{self.who}'s jvp")[0]
+        return flatten_like(t, self.out_tree, f"{self.who}'s jvp", "its result")
 
     def pullback(self, points, cells, positions):
         return _VJP(self.vjp, unflatten(self.tree, points), self.out_tree, positions, cells,
-                    self.who)
+                    self.who, self.tree)
 
 
 class _VJP(MultiLink):
     """Pull back all outputs of a vector primitive with one call of the user's vjp."""
 
-    __slots__ = ("vjp", "px", "out_tree", "positions", "cells", "who")
+    __slots__ = ("vjp", "px", "out_tree", "positions", "cells", "who", "tree")
 
-    def __init__(self, vjp, px, out_tree, positions, cells, who):
+    def __init__(self, vjp, px, out_tree, positions, cells, who, tree):
         self.vjp, self.px, self.out_tree = vjp, px, out_tree
-        self.positions, self.cells, self.who = positions, cells, who
+        self.positions, self.cells, self.who, self.tree = positions, cells, who, tree
 
     def pull(self, s):
         ybar = unflatten(self.out_tree, list(s) if isinstance(s, Cotangent) else [s])
-        xbar, _ = flatten(self.vjp(self.px, ybar), f"{self.who}'s vjp")
+        xbar = flatten_like(self.vjp(self.px, ybar), self.tree, f"{self.who}'s vjp", "its input")
         return [(c, xbar[k]) for c, k in zip(self.cells, self.positions)]
 
     def inputs(self):

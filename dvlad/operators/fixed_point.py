@@ -28,7 +28,7 @@ from .matrices import jacobian_f
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
 from ..core.structures import flatten, unflatten
 from ..modes.sweep import sweep_segment
-from ..core.tags import FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
+from ..core.tags import ArgumentError, FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
 from ..modes.taylor import series_of, tower_order
 from ..numbers.tower import ZERO, make_tower
 from ..numbers.tape import Cotangent, MultiLink, TapeCell, joint_cells, make_cell
@@ -59,7 +59,14 @@ def fixed_point(f, x0, *, tol=None, max_iter=1000):
             raise ValueError(f"fixed_point: f maps {len(xs)} numbers to {len(ys)}; "
                              f"it must return the structure it is given")
         return ys
+    _check_cap(max_iter, "fixed_point")
     return unflatten(tree, _solve(F, start, tol, max_iter, "the iteration x ← f(x)"))
+
+
+def _check_cap(max_iter, who):
+    if isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1:
+        raise ArgumentError(f"{who}: max_iter must be a whole number of iterations ≥ 1; got "
+                            f"{max_iter!r}")
 
 
 def root(g, x0, *, tol=None, max_iter=100):

@@ -21,8 +21,8 @@ from ..modes.api import (
 from ..core.base import one_like, zero_like
 from ..core.number import ADNumber, strip
 from ..numbers.bundle import make_bundle
-from ..core.structures import flatten, unflatten
-from ..core.tags import FORWARD, new_tag
+from ..core.structures import flatten, flatten_like, unflatten
+from ..core.tags import FORWARD, ArgumentError, new_tag
 
 
 def gradient_f(f):
@@ -167,8 +167,8 @@ def hessian(f):
 def _dot(a, b):
     """⟨a, b⟩ over every number of two structures of numbers and arrays."""
     from ..arrays.primitives import sum as array_sum
-    xs, _ = flatten(a, "hvp")
-    ys, _ = flatten(b, "hvp")
+    xs, tree = flatten(a, "hvp")
+    ys = flatten_like(b, tree, "hvp's direction")
     _same_shapes(xs, ys, "hvp: the direction", "the point")
     total = 0
     for u, w in zip(xs, ys):
@@ -187,11 +187,11 @@ def hvp(f, x, v, mode="fr"):
     (6.0, 4.0)
     """
     if mode == "fr":
-        return directional_derivative(gradient_r(f), x, v)
+        return _forward(gradient_r(f), x, v, "hvp")[1]
     if mode == "rf":
-        return gradient_r(lambda y: directional_derivative(f, y, v))(x)
+        return gradient_r(lambda y: _forward(f, y, v, "hvp")[1])(x)
     if mode == "rr":
         return gradient_r(lambda y: _dot(gradient_r(f)(y), v))(x)
     if mode == "ff":
-        return gradient_f(lambda y: directional_derivative(f, y, v))(x)
-    raise ValueError(f"hvp: mode must be 'fr', 'rf', 'rr' or 'ff', got {mode!r}")
+        return gradient_f(lambda y: _forward(f, y, v, "hvp")[1])(x)
+    raise ArgumentError(f"hvp: mode must be 'fr', 'rf', 'rr' or 'ff', got {mode!r}")

@@ -1,0 +1,182 @@
+"""Edges that gave a wrong number or a crash (issue #16), each now the right value or a named
+DvladError: dicts paired by key, integer dtypes, numpy's rounding functions, formatting, argument
+ranges, tanh′ far from 0.  Values are exact or from mpmath at 50 digits."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import dvlad as ad
+from dvlad import ArgumentError, DvladError, StructureMismatchError
+from support import close
+
+# ---- dicts are paired by key, never by insertion order -------------------------------------------
+
+POINT = {"a": 1.0, "b": 2.0}
+SHUFFLED = {"b": 10.0, "a": 1.0}          # a = 1, b = 10, written in the other order
+
+
+def lin(p):
+    return 2 * p["a"] + 3 * p["b"]
+
+
+def cubic(p):
+    return p["a"] ** 2 * p["b"]           # H = [[2b, 2a], [2a, 0]] = [[4, 2], [2, 0]] at (1, 2)
+
+
+def test_jvp_pairs_a_dict_direction_by_key():
+    assert ad.jvp(lin, POINT, SHUFFLED) == (8.0, 32.0)          # 2·1 + 3·10, not 2·10 + 3·1
+    assert ad.directional_derivative(lin, POINT, SHUFFLED) == 32.0
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+def test_hvp_pairs_a_dict_direction_by_key(mode):
+    assert ad.hvp(cubic, POINT, SHUFFLED, mode=mode) == {"a": 24.0, "b": 2.0}   # H·(1, 10)
+
+
+def test_taylor_pairs_a_dict_direction_by_key():
+    assert ad.taylor(lin, POINT, 2, SHUFFLED) == [8.0, 32.0, 0.0]
+    # (1 + t)²(2 + 10t) = 2 + 14t + 22t² + 10t³: derivatives 2, 14, 44 (by position: 2, 5, 8)
+    assert ad.directional_derivatives(cubic, POINT, SHUFFLED, 2) == [2.0, 14.0, 44.0]
+
+
+def test_vjp_pairs_a_dict_cotangent_by_key():
+    y, back = ad.vjp(lambda x: {"u": 2 * x, "v": 3 * x}, 1.0)
+    assert y == {"u": 2.0, "v": 3.0}
+    assert back({"v": 1.0, "u": 0.0}) == 3.0
+    assert back({"v": 0.0, "u": 1.0}) == 2.0
+
+
+def test_vector_primitive_results_are_paired_by_key():
+    """A user's jvp and vjp may build their dicts in any order."""
+    f = ad.vector_primitive(
+        lambda p: {"s": p["a"] + p["b"], "d": p["a"] - p["b"]},
+        lambda p, t: {"d": t["a"] - t["b"], "s": t["a"] + t["b"]},
+        lambda p, s: {"b": s["s"] - s["d"], "a": s["s"] + s["d"]})
+    assert ad.jvp(f, POINT, SHUFFLED)[1] == {"s": 11.0, "d": -9.0}
+    assert ad.jacobian_r(lambda p: f(p)["d"])(POINT) == [[1.0, -1.0]]
+    assert ad.gradient_r(lambda p: f(p)["d"] * 2 + f(p)["s"])(POINT) == {"a": 3.0, "b": -1.0}
+
+
+@pytest.mark.parametrize("call, named", [
+    (lambda: ad.jvp(lin, POINT, {"a": 1.0}), "missing ['b']"),
+    (lambda: ad.jvp(lin, POINT, {"a": 1.0, "b": 1.0, "c": 1.0}), "extra ['c']"),
+    (lambda: ad.hvp(cubic, POINT, {"a": 1.0, "c": 1.0}), "missing ['b'], extra ['c']"),
+    (lambda: ad.taylor(lin, POINT, 2, {"b": 1.0}), "missing ['a']"),
+    (lambda: ad.vjp(lambda x: {"u": x}, 1.0)[1]({"w": 1.0}), "missing ['u']"),
+], ids=["jvp-missing", "jvp-extra", "hvp-both", "taylor-missing", "pullback-missing"])
+def test_a_missing_or_extra_key_is_named(call, named):
+    with pytest.raises(StructureMismatchError, match=re_escape(named)):
+        call()
+
+
+def re_escape(text):
+    import re
+    return re.escape(text)
+
+
+def test_structure_mismatch_is_a_named_value_error():
+    assert issubclass(StructureMismatchError, DvladError)
+    assert issubclass(StructureMismatchError, ValueError)
+    with pytest.raises(StructureMismatchError, match="hvp's direction"):    # what was called
+        ad.hvp(lambda p: p[0] * p[1], (1.0, 2.0), (1.0,))
+
+
+# ---- integer and bool inputs are differentiated as real numbers ---------------------------------
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int64, np.bool_])
+def test_integer_arrays_give_float_derivatives(dtype):
+    x = np.array([1, 0, 1], dtype=dtype) if dtype is np.bool_ else np.array([1, 2, 3], dtype=dtype)
+    want = 2.0 * x.astype(np.float64)
+    for grad in (ad.gradient_r, ad.gradient_f):
+        g = grad(lambda v: np.sum(v * v))(x)
+        assert g.dtype == np.float64 and g.tolist() == want.tolist()
+    value, slope = ad.jvp(lambda v: v * v, x, np.ones(3, dtype=dtype))
+    assert slope.dtype == np.float64 and slope.tolist() == want.tolist()
+
+
+def test_unsigned_arithmetic_does_not_wrap():
+    """x·x at 200 is 40 000 (uint8 would wrap to 64); its derivative is 400."""
+    x = np.array([200], dtype=np.uint8)
+    assert ad.gradient_r(lambda v: np.sum(v * v))(x).tolist() == [400.0]
+
+
+def test_numpy_integer_scalars_and_python_ints():
+    got = ad.derivative(lambda x: x * x)(np.int64(3))
+    assert type(got) is np.float64 and got == 6.0
+    assert ad.derivative(lambda x: x * x)(3) == 6 and type(ad.derivative(lambda x: x * x)(3)) is int
+
+
+# ---- numpy's rounding functions of a perturbed number: numpy's values, derivative 0 ----------------
+
+@pytest.mark.parametrize("fn, x, want", [
+    (np.ceil, -0.3, -0.0), (np.floor, 0.3, 0.0), (np.trunc, -0.7, -0.0), (np.rint, 2.5, 2.0),
+    (np.floor, -2.5, -3.0), (np.ceil, math.inf, math.inf), (np.floor, -math.inf, -math.inf),
+])
+@pytest.mark.parametrize("op", [ad.derivative, ad.gradient_r])
+def test_rounding_keeps_numpy_values(fn, x, want, op):
+    seen = []
+
+    def f(t):
+        r = fn(t * 1.0)
+        seen.append(r)
+        return r + t
+
+    assert op(f)(x) == 1.0                              # the rounding contributes 0
+    assert type(seen[0]) is float and seen[0] == want
+    assert math.copysign(1.0, seen[0]) == math.copysign(1.0, want)       # −0.0 kept
+
+
+def test_rounding_of_nan_is_nan():
+    seen = []
+    ad.derivative(lambda t: seen.append(np.floor(t * math.nan)) or t)(1.0)
+    assert type(seen[0]) is float and math.isnan(seen[0])
+
+
+# ---- formatting, argument ranges ------------------------------------------------------------------
+
+def test_format_shows_the_primal():
+    shown = []
+    ad.derivative(lambda x: shown.append(f"{x:.3f} {x:>8.2e}") or x)(1.0 / 3.0)
+    ad.gradient_r(lambda x: shown.append(f"{x:.3f}") or x)(2.0)
+    assert shown == ["0.333 3.33e-01", "2.000"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ad.fixed_point(lambda y: 0.5 * y + 1.0, 0.0, max_iter=0),
+    lambda: ad.fixed_point(lambda y: 0.5 * y + 1.0, 0.0, max_iter=-3),
+    lambda: ad.fixed_point(lambda y: 0.5 * y + 1.0, 0.0, max_iter=2.5),
+    lambda: ad.root(lambda y: y * y - 2.0, 1.0, max_iter=0),
+], ids=["zero", "negative", "float", "root"])
+def test_max_iter_must_be_a_positive_whole_number(call):
+    with pytest.raises(ArgumentError, match="max_iter"):
+        call()
+
+
+def test_fixed_point_with_one_iteration_allowed_still_works_or_says_why():
+    assert ad.fixed_point(lambda y: 2.0, 0.0, max_iter=2) == 2.0
+    with pytest.raises(ad.FixedPointError):
+        ad.fixed_point(lambda y: 0.5 * y + 1.0, 0.0, max_iter=1)
+
+
+def test_hvp_mode_is_checked():
+    with pytest.raises(ArgumentError, match="mode"):
+        ad.hvp(lambda p: p[0] * p[1], (1.0, 2.0), (1.0, 0.0), mode="xy")
+
+
+# ---- tanh′ where tanh rounds to ±1 ----------------------------------------------------------------
+
+@pytest.mark.parametrize("x", [20.0, -20.0, 25.0, 0.8])
+def test_tanh_derivatives_far_from_zero(x):
+    mpmath.mp.dps = 50
+    d1 = mpmath.diff(mpmath.tanh, mpmath.mpf(x), 1)
+    d2 = mpmath.diff(mpmath.tanh, mpmath.mpf(x), 2)
+    close(ad.derivative(ad.tanh)(x), d1, rel=1e-14)
+    close(ad.gradient_r(ad.tanh)(x), d1, rel=1e-14)
+    close(ad.derivative(ad.gradient_r(ad.tanh))(x), d2, rel=1e-13)
+    ds = ad.derivatives(ad.tanh, 2)(x)
+    close(ds[1], d1, rel=1e-14)
+    close(ds[2], d2, rel=1e-13)
+    g = ad.gradient_r(lambda v: np.sum(np.tanh(v)))(np.array([x, x]))
+    close(g, np.array([float(d1)] * 2), rel=1e-14)
