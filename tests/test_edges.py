@@ -180,3 +180,76 @@ def test_tanh_derivatives_far_from_zero(x):
     close(ds[2], d2, rel=1e-13)
     g = ad.gradient_r(lambda v: np.sum(np.tanh(v)))(np.array([x, x]))
     close(g, np.array([float(d1)] * 2), rel=1e-14)
+
+
+# ---- numpy functions: every keyword is honoured or refused, never ignored --------------------------
+
+W = np.arange(6.0)
+
+
+@pytest.mark.parametrize("order, want", [
+    ("C", [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]),
+    ("F", [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]),          # column by column
+])
+def test_ravel_order(order, want):
+    for op in (ad.gradient_r, ad.gradient_f):
+        assert op(lambda x: np.sum(np.ravel(x, order=order) * W))(np.ones((2, 3))).tolist() == want
+        assert op(lambda x: np.sum(x.flatten(order=order) * W))(np.ones((2, 3))).tolist() == want
+
+
+def test_ravel_order_k_follows_the_memory_layout():
+    fortran = np.asfortranarray(np.ones((2, 3)))
+    g = ad.gradient_r(lambda x: np.sum(np.ravel(x, order="K") * W))(fortran)
+    assert g.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
+
+
+def test_matrix_two_norm_is_refused_not_frobenius():
+    a = np.array([[3.0, 0.0], [0.0, 4.0]])               # 2-norm 4, Frobenius 5
+    with pytest.raises(ad.NotDifferentiableError, match="ord=2"):
+        ad.derivative(lambda s: np.linalg.norm(s * a, ord=2, axis=(0, 1)))(1.0)
+    with pytest.raises(ad.NotDifferentiableError, match="ord=2"):
+        ad.derivative(lambda s: np.linalg.norm(s * a, ord=2))(1.0)
+    assert ad.derivative(lambda s: np.linalg.norm(s * a, ord="fro"))(1.0) == 5.0
+    assert ad.derivative(lambda s: np.linalg.norm(s * np.array([3.0, 4.0]), ord=2))(1.0) == 5.0
+
+
+@pytest.mark.parametrize("kw", [dict(initial=5.0), dict(where=np.array([True, False, True])),
+                                dict(dtype=np.float32)], ids=["initial", "where", "dtype"])
+def test_add_reduce_keywords_are_refused(kw):
+    with pytest.raises(ad.NotDifferentiableError, match=next(iter(kw))):
+        ad.gradient_r(lambda x: np.add.reduce(x, **kw))(np.ones(3))
+
+
+def test_swapaxes_takes_numpys_keywords():
+    w = np.arange(6.0).reshape(3, 2)
+    g = ad.gradient_r(lambda x: np.sum(np.swapaxes(x, axis1=0, axis2=1) * w))(np.ones((2, 3)))
+    assert g.tolist() == w.T.tolist()
+
+
+# ---- 0-d and other number types ---------------------------------------------------------------------
+
+def test_prod_of_a_scalar():
+    assert ad.gradient_r(np.prod)(3.5) == 1.0
+    assert ad.derivative(ad.derivative(lambda x: np.prod(x * x)))(0.0) == 2.0
+    assert ad.gradient_r(np.prod)(np.array([2.0, 0.0, 3.0])).tolist() == [0.0, 6.0, 0.0]
+
+
+def test_taylor_towers_of_other_real_types():
+    from fractions import Fraction
+    assert ad.derivatives(lambda x: x * x, 2)(Fraction(1, 2)) == [Fraction(1, 4), 1.0, 2.0]
+    ds = ad.derivatives(ad.sin, 3)(np.longdouble(0.5))
+    assert all(type(d) is np.longdouble for d in ds)
+    mpmath.mp.dps = 30
+    eps = mpmath.mpf(str(np.finfo(np.longdouble).eps))
+    for k, d in enumerate(ds):                           # to long double's own precision
+        assert abs(mpmath.mpf(str(d)) - mpmath.diff(mpmath.sin, mpmath.mpf(0.5), k)) < 8 * eps
+
+
+def test_a_float32_direction_does_not_narrow_a_float64_point():
+    t = ad.jvp(lambda x: x * x, np.ones(2), np.ones(2, dtype=np.float32))[1]
+    assert t.dtype == np.float64
+    assert type(ad.jvp(lambda x: x * x, 1.0, np.float32(1.0))[1]) is np.float64
+    t32 = ad.jvp(lambda x: x * x, np.ones(2, dtype=np.float32), np.ones(2, dtype=np.float32))[1]
+    assert t32.dtype == np.float32                       # float32 throughout stays float32
+    assert ad.taylor(lambda x: x * x, np.ones(2), 1, np.ones(2, dtype=np.float32))[1].dtype \
+        == np.float64

@@ -178,7 +178,9 @@ def transpose(x, axes=None):
     return _transpose(x, axes)
 
 
-def swapaxes(x, a, b):
+def swapaxes(x, axis1, axis2):
+    """np.swapaxes, differentiable (a transpose); numpy's keyword names."""
+    a, b = axis1, axis2
     axes = list(range(len(shape(x))))
     axes[a], axes[b] = axes[b], axes[a]
     return transpose(x, tuple(axes))
@@ -326,11 +328,11 @@ def _prod_partials(x, axis=None, keepdims=False):
     # computed for each zero position (zeros are rare), so that its own derivatives (another
     # zero in the slice) are right too.  All in dvlad's operations, so it nests.
     base_x = strip(x)
-    zero = base_x == 0
+    zero = np.asarray(base_x == 0)
     r = prod(x, axis, True)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = where(zero, 0.0, r / where(zero, 1.0, x))
-    for p in zip(*np.nonzero(zero)):
+    for p in (zip(*np.nonzero(zero)) if zero.ndim else [()] if zero else []):
         at = np.zeros(zero.shape, dtype=bool)
         at[p] = True
         d = where(at, prod(where(at, 1.0, x), axis, True), d)

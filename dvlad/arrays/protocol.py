@@ -38,7 +38,13 @@ def _no_rule(what):
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if ufunc in PREDICATES:
         return getattr(ufunc, method)(*(strip(i) for i in inputs), **kwargs)
-    if method == "reduce" and ufunc is np.add and not kwargs.get("out"):
+    if method == "reduce" and ufunc is np.add:
+        unsupported = sorted(k for k, v in kwargs.items() if k not in ("axis", "keepdims")
+                             and not (k == "out" and v is None))
+        if unsupported:                 # never ignored: each would change the value
+            raise NotDifferentiableError(f"numpy.add.reduce with {unsupported}: dvlad "
+                                         f"differentiates axis= and keepdims= only; write the "
+                                         f"rest out (np.sum(x) + initial, np.where(mask, x, 0))")
         return A.sum(inputs[0], kwargs.get("axis", 0), kwargs.get("keepdims", False))
     op = UFUNCS.get(ufunc)
     if method != "__call__" or op is None:
@@ -87,9 +93,26 @@ def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 
 def _norm(x, ord=None, axis=None, keepdims=False):
-    if ord not in (None, 2, "fro") or (ord == 2 and len(A.shape(x)) > 1 and axis is None):
+    two_d = (len(A.shape(x)) > 1 and axis is None) or (isinstance(axis, tuple) and len(axis) == 2)
+    if ord not in (None, 2, "fro") or (ord == 2 and two_d) or (ord == "fro" and not two_d):
+        # ord=2 of a matrix is its largest singular value, not the Frobenius norm
         raise _no_rule(f"numpy.linalg.norm with ord={ord!r}")
     return np.sqrt(A.sum(x * x, axis, keepdims))
+
+
+def _ravel(a, order="C"):
+    """np.ravel: order 'C' row by row, 'F' column by column (the transpose's rows); 'A' and 'K'
+    follow the array's memory layout, as numpy's do."""
+    if order in ("A", "K"):
+        base = strip(a)
+        order = "F" if base.ndim > 1 and base.flags.f_contiguous and not \
+            base.flags.c_contiguous else "C"
+    if order == "F":
+        return A.reshape(A.transpose(a), (-1,))
+    if order != "C":
+        raise NotDifferentiableError(f"numpy.ravel: order must be 'C', 'F', 'A' or 'K'; got "
+                                     f"{order!r}")
+    return A.reshape(a, (-1,))
 
 
 def _diff(a, n=1, axis=-1):
@@ -116,8 +139,7 @@ FUNCTIONS = {
     np.linalg.solve: LA.solve, np.linalg.inv: LA.inv, np.linalg.det: LA.det,
     np.linalg.slogdet: LA.slogdet, np.linalg.norm: _norm,
     np.reshape: _reshape, np.transpose: A.transpose, np.swapaxes: A.swapaxes,
-    np.squeeze: A.squeeze, np.expand_dims: A.expand_dims, np.ravel: lambda a, order="C":
-    A.reshape(a, (-1,)),
+    np.squeeze: A.squeeze, np.expand_dims: A.expand_dims, np.ravel: _ravel,
     np.concatenate: lambda arrays, axis=0, out=None, **kw: (_plain(out=out, **kw),
                                                              A.concatenate(arrays, axis))[1],
     np.stack: lambda arrays, axis=0, out=None, **kw: (_plain(out=out, **kw),
@@ -183,7 +205,7 @@ def _install(cls):
                                                      or None)
     cls.swapaxes = A.swapaxes
     cls.squeeze = A.squeeze
-    cls.ravel = cls.flatten = lambda self: A.reshape(self, (-1,))
+    cls.ravel = cls.flatten = lambda self, order="C": _ravel(self, order)
     cls.dot = LA.dot
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
     cls.trace = LA.trace

@@ -28,6 +28,20 @@ def as_real(x):
     return x
 
 
+def direction_like(v, point):
+    """A direction (or cotangent) leaf v in the precision of its point: a float32 direction of
+    a float64 point is widened (it must not narrow the computation); anything else as it is."""
+    p = point
+    while isinstance(p, ADNumber):
+        p = p.primal
+    if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "f":
+        want = (np.result_type(np.float64 if type(p) is float else p, v)
+                if isinstance(p, (np.ndarray, np.generic, float)) else None)
+        if want is not None and want.kind == "f" and want != v.dtype:
+            return v.astype(want)
+    return v
+
+
 def describe(x):
     """A short 'type: value' for error messages."""
     text = repr(x)

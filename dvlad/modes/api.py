@@ -14,6 +14,7 @@ from ..core.structures import (
     describe,
     flatten,
     as_real,
+    direction_like,
     flatten_like,
     in_object_array,
     is_number,
@@ -88,7 +89,7 @@ def _forward(f, x, v, origin):
     leaves, tree = flatten(x, f"{origin}'s input")
     vleaves = flatten_like(v, tree, f"{origin}'s direction")
     leaves = [as_real(strip_dead(a)) for a in leaves]
-    vleaves = [as_real(strip_dead(b)) for b in vleaves]
+    vleaves = [direction_like(as_real(strip_dead(b)), a) for a, b in zip(leaves, vleaves)]
     _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)

@@ -19,7 +19,7 @@ from .api import _is_zero, _real, _same_shapes
 from ..core.base import MPF, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import as_real, flatten, flatten_like, in_object_array, leaf, map_leaves, unflatten
+from ..core.structures import as_real, direction_like, flatten, flatten_like, in_object_array, leaf, map_leaves, unflatten
 from ..core.switch import REFERENCE
 from ..core.tags import TAYLOR, NotDifferentiableError, TagOrderError, alive, new_tag, newer
 from ..numbers.tower import ZERO, Tower, make_tower
@@ -177,8 +177,8 @@ def _seed_scale(n, x):
     while not isinstance(b, (float, int)) and type(b) is not MPF:
         if isinstance(b, ADNumber):
             b = b.primal
-        elif isinstance(b, (np.ndarray, np.generic)):
-            break
+        elif isinstance(b, (np.ndarray, np.generic)) or not isinstance(b, (tuple, list, dict)):
+            break                               # (a Fraction, a Decimal: another real number)
         else:                                   # a structure: its first leaf
             leaves = flatten(b, "the point")[0]
             if not leaves:
@@ -198,7 +198,8 @@ def _safe_order(dtype):
     """The largest k with k! < √(1/tiny) of a floating type: 98 for float64, 20 for float32."""
     k = _SAFE.get(dtype)
     if k is None:
-        bound, k, f = 1.0 / math.sqrt(float(np.finfo(dtype).tiny)), 0, 1
+        tiny = np.finfo(dtype).tiny             # (in its own type: long double's underflows a float)
+        bound, k, f = 1 / np.sqrt(tiny), 0, 1
         while f * (k + 1) < bound:
             k += 1
             f *= k
@@ -238,7 +239,7 @@ def _run(f, x, v, n, origin, raw=False):
     leaves, tree = flatten(x, f"{origin}'s input")
     vleaves = flatten_like(v, tree, f"{origin}'s direction")
     leaves = [as_real(strip_dead(a)) for a in leaves]
-    vleaves = [as_real(strip_dead(b)) for b in vleaves]
+    vleaves = [direction_like(as_real(strip_dead(b)), a) for a, b in zip(leaves, vleaves)]
     _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     tag = new_tag(TAYLOR, origin)
     try:
