@@ -38,7 +38,7 @@ class Tag:
     # n: its place in creation order; kind: FORWARD (bundles), REVERSE (tape cells) or TAYLOR
     # (towers); live: False once the call that made it has returned (or while suspended);
     # tape: REVERSE only, the list of cells while the call is taping; origin: the operator's
-    # name, for messages; owner: the thread that suspended it, if one has.
+    # name, for messages; owner: {thread: suspensions} while threads have suspended it.
     __slots__ = ("n", "kind", "live", "tape", "origin", "owner")
 
     def __repr__(self):
@@ -55,9 +55,10 @@ def new_tag(kind, origin):
 
 def alive(tag):
     """Is tag's perturbation on for the calling thread?  The hot paths read ``tag.live`` and
-    come here only when it is False: a tag another thread has suspended is still live here."""
-    owner = tag.owner
-    return tag.live or (owner is not None and owner != threading.get_ident())
+    come here only when it is False: a tag that other threads have suspended, but not this one,
+    is still live here."""
+    owners = tag.owner
+    return tag.live or (owners is not None and threading.get_ident() not in owners)
 
 
 def newer(a, b):
@@ -71,7 +72,10 @@ def newer(a, b):
 
 class suspended:
     """Within the block, tag's perturbation is switched off for this thread: its values act as
-    their primals.  Other threads still see it live (see :func:`alive`).
+    their primals.  Other threads still see it live (see :func:`alive`), and several threads
+    may suspend one tag at once (each fixed point inside one derivative, on threads of its
+    own): ``tag.owner`` counts the suspensions of each thread, and the tag is live again when
+    the last one ends.
 
     Used to compute the primal of something whose inputs carry ``tag`` without recording on its
     tape or building its bundles (fixed points iterate this way).  Restored even on exceptions.
@@ -83,13 +87,28 @@ class suspended:
         self.tag = tag
 
     def __enter__(self):
-        # owner first, then live: a thread that sees live False also sees who suspended it
-        self.tag.owner = threading.get_ident()
-        self.tag.live = False
+        me = threading.get_ident()
+        with _SUSPENSIONS:
+            owners = self.tag.owner
+            if owners is None:
+                owners = self.tag.owner = {}
+            owners[me] = owners.get(me, 0) + 1
+            self.tag.live = False       # (after the owner: a thread that sees it off sees who)
 
     def __exit__(self, *exc):
-        self.tag.live = True
-        self.tag.owner = None
+        me = threading.get_ident()
+        with _SUSPENSIONS:
+            owners = self.tag.owner
+            if owners[me] > 1:
+                owners[me] -= 1
+            else:
+                del owners[me]
+            if not owners:
+                self.tag.live = True
+                self.tag.owner = None
+
+
+_SUSPENSIONS = threading.Lock()
 
 
 class DvladError(Exception):
