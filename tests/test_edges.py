@@ -322,3 +322,31 @@ def test_a_child_forked_while_taping_has_the_collector_on():
 
     assert ad.gradient_r(f)(2.0) == 4.0
     assert status == [0]
+
+
+# ---- zero-size and one-element arrays ---------------------------------------------------------------
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_the_readme_rosenbrock_at_n_0_and_1(n):
+    """rosen has no terms at n ≤ 1: its gradient and Hessian are zero, of the right shapes."""
+    x, v = np.full(n, 0.5), np.ones(n)
+    for got in (ad.gradient_r(rosen)(x), ad.gradient_f(rosen)(x), ad.hvp(rosen, x, v),
+                ad.hvp(rosen, x, v, mode="rr")):
+        assert got.shape == (n,) and not got.any()
+    h = ad.hessian(rosen)(x)
+    assert h.shape == (n, n) and not h.any()
+
+
+def test_rosenbrock_at_n_2_by_hand():
+    """∇ at (0.5, 0.5): (−400·x₀·t − 2(1 − x₀), 200·t) with t = x₁ − x₀² = 0.25."""
+    assert ad.gradient_r(rosen)(np.full(2, 0.5)).tolist() == [-51.0, 50.0]
+
+
+def test_jacobians_of_empty_outputs_and_inputs():
+    for jac in (ad.jacobian_r, ad.jacobian_f):
+        assert jac(lambda x: x[:0])(np.ones(3)).shape == (0, 3)
+        assert jac(lambda x: 2 * x)(np.ones(0)).shape == (0, 0)

@@ -37,7 +37,7 @@ def _times(d, t, args=None):
             return t
         if d == -1.0:
             return _neg(t)
-        if type(t) is np.ndarray and t.ndim and not any(t.strides):   # one number, broadcast
+        if type(t) is np.ndarray and t.ndim and t.size and not any(t.strides):   # one number, broadcast
             t0 = t.reshape(-1)[0]
             return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
         return _mul(d, t)
@@ -51,7 +51,7 @@ def _times(d, t, args=None):
             and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
         d = d.astype(t.dtype)
     fresh = args is not None and _fresh(d, args)
-    if tt is np.ndarray and t.ndim and not any(t.strides):    # t is one number, broadcast
+    if tt is np.ndarray and t.ndim and t.size and not any(t.strides):    # t is one number, broadcast
         t0 = t.reshape(-1)[0]
         if t0 == 0:                       # no element reached: 0, whatever the partial
             return np.zeros(np.broadcast_shapes(_shape(d), t.shape), np.result_type(base_d, t))

@@ -78,6 +78,8 @@ def _assemble(values, out_shape, in_shape, axis):
     dvlad's operations), so a Jacobian taken inside another derivative still carries it."""
     if not in_shape and not out_shape:
         return values[0]
+    if not values:                       # a block with no element (an empty output or input)
+        return np.zeros(tuple(out_shape) + tuple(in_shape))
     from ..arrays import primitives as arrays
     if any(isinstance(v, ADNumber) for v in values):
         stacked = arrays.stack(values, axis)
@@ -108,8 +110,10 @@ def jacobian_f(f):
                 columns = [[[] for _ in leaves] for _ in column]
             for i, c in enumerate(column):
                 columns[i][j].append(c)
-        if columns is None:
-            return _shape_jacobian([[] for _ in flatten(f(x), "jacobian_f's result")[0]], x)
+        if columns is None:                 # x has no numbers in it: every block is empty
+            outs = flatten(f(x), "jacobian_f's result")[0]
+            return _shape_jacobian([[_assemble([], np.shape(strip(u)), np.shape(strip(a)), -1)
+                                     for a in leaves] for u in outs], x)
         rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
                  for j, a in enumerate(leaves)] for i in range(len(columns))]
         return _shape_jacobian(rows, x)
