@@ -350,3 +350,45 @@ def test_jacobians_of_empty_outputs_and_inputs():
     for jac in (ad.jacobian_r, ad.jacobian_f):
         assert jac(lambda x: x[:0])(np.ones(3)).shape == (0, 3)
         assert jac(lambda x: 2 * x)(np.ones(0)).shape == (0, 0)
+
+
+# ---- copies of perturbed numbers ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("copier", ["copy", "deepcopy"])
+def test_a_copy_is_the_same_number(copier):
+    import copy
+    cp = getattr(copy, copier)
+    assert ad.gradient_r(lambda x: cp(x) * x)(3.0) == 6.0            # was 0.0 for deepcopy
+    assert ad.derivative(lambda x: cp(x) * x)(3.0) == 6.0
+    assert ad.gradient_r(lambda p: cp(p)["a"] * p["a"])({"a": 3.0}) == {"a": 6.0}
+    assert ad.gradient_r(lambda x: np.sum(cp(x) * x))(np.ones(2)).tolist() == [2.0, 2.0]
+    assert ad.vjp(lambda x: cp(x) * x, 3.0)[1](1.0) == 6.0
+    assert ad.hvp(lambda p: cp(p[0]) * p[0] * p[1], (1.0, 2.0), (1.0, 0.0)) == (4.0, 2.0)
+
+
+def test_a_deep_copy_of_a_long_tape_does_not_recurse():
+    import copy
+    import sys
+
+    def f(x):
+        y = x
+        for _ in range(5000):
+            y = y * 1.0001
+        return copy.deepcopy(y) + 0.0 * x
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(400)
+    try:
+        close(ad.gradient_r(f)(1.0), 1.0001 ** 5000, rel=1e-11)
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_pickling_a_live_perturbation_is_refused_and_a_dead_one_is_its_value():
+    import pickle
+    with pytest.raises(ad.PerturbedConversionError, match="pickl"):
+        ad.gradient_r(lambda x: pickle.loads(pickle.dumps(x)) * x)(3.0)    # was a wrong 0.0
+    kept = []
+    ad.derivative(lambda x: kept.append(x) or x)(2.0)
+    back = pickle.loads(pickle.dumps(kept[0]))
+    assert type(back) is float and back == 2.0

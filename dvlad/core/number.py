@@ -76,6 +76,31 @@ class ADNumber:
         """f"{x:.3f}" formats the primal, as for a float (a display, not a conversion)."""
         return format(strip(self), spec)
 
+    # AD numbers are values that never change: a copy is the number itself, same tag, and its
+    # derivative flows (a copy with a fresh identity would leave the tape: gradient 0).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce_ex__(self, protocol):
+        """Pickling keeps a value, not a perturbation: a live one raises (its tape and tag
+        cannot travel), a dead one is its primal (a constant, as everywhere)."""
+        v = strip_dead(self)
+        if isinstance(v, ADNumber):
+            raise PerturbedConversionError(
+                f"pickling a number carrying perturbation {v.tag!r} (from a running "
+                f"{v.tag.origin} call) would lose its derivative: its tape and tag do not "
+                f"travel. Pickle the inputs and differentiate where they arrive, or pickle "
+                f"dvlad.primal(x) on purpose.")
+        return _the_value, (v,)
+
+
+def _the_value(v):
+    """What an unpickled AD number whose perturbation had died is: its primal."""
+    return v
+
 
 #: dvlad's array primitives that the layers below dvlad.arrays need (broadcast_to, sum_to, where,
 #: getitem, scatter): filled in when dvlad.arrays is imported, so that no module imports upward.
