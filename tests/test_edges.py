@@ -392,3 +392,28 @@ def test_pickling_a_live_perturbation_is_refused_and_a_dead_one_is_its_value():
     ad.derivative(lambda x: kept.append(x) or x)(2.0)
     back = pickle.loads(pickle.dumps(kept[0]))
     assert type(back) is float and back == 2.0
+
+
+# ---- operators' results pickle when f does (process pools) ------------------------------------------
+
+def _square_sum(x):
+    return np.sum(x * x)
+
+
+def test_operator_results_pickle_and_run_in_another_process():
+    import functools
+    import pickle
+    from concurrent.futures import ProcessPoolExecutor
+    x = np.array([1.0, 2.0])
+    made = [ad.derivative(ad.sin), ad.gradient_r(_square_sum), ad.gradient_f(_square_sum),
+            ad.jacobian_r(np.sin), ad.jacobian_f(np.sin), ad.hessian(_square_sum)]
+    for op in made:
+        back = pickle.loads(pickle.dumps(op))
+        arg = 0.5 if op.origin == "derivative" else x
+        assert np.array_equal(back(arg), op(arg)), op
+    hv = functools.partial(ad.hvp, _square_sum)
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        got = list(pool.map(hv, [x, 2 * x], [np.ones(2), np.array([1.0, 0.0])]))
+        grads = list(pool.map(ad.gradient_r(_square_sum), [x, 3 * x]))
+    assert [g.tolist() for g in got] == [[2.0, 2.0], [2.0, 0.0]]           # H = 2I
+    assert [g.tolist() for g in grads] == [[2.0, 4.0], [6.0, 12.0]]

@@ -30,6 +30,28 @@ from ..numbers.tape import TapeCell, gc_paused, make_cell
 __all__ = ["derivative", "gradient_r", "jvp", "directional_derivative", "vjp", "primal"]
 
 
+class Applied:
+    """An operator applied to f (``derivative(f)``, ``gradient_r(f)``, ...): a callable object
+    rather than a closure, so that it pickles whenever f does (process pools, Dask).  Each
+    subclass's ``__call__`` is the operator at a point."""
+
+    __slots__ = ("f",)
+    origin = "an operator"
+
+    def __init__(self, f):
+        self.f = f
+
+    @property
+    def __name__(self):
+        return f"{self.origin}({getattr(self.f, '__name__', 'f')})"
+
+    def __repr__(self):
+        return f"{self.origin}({self.f!r})"
+
+    def __reduce__(self):
+        return type(self), (self.f,)
+
+
 def _real(x, who):
     if not is_number(x):
         what = "a function" if callable(x) else describe(x)
@@ -172,7 +194,26 @@ def derivative(f):
     >>> derivative(lambda x: x * x)(3.0)
     6.0
     """
-    def f_prime(x):
+    return _Derivative(f)
+
+
+def jvp(f, x, v):
+    """(f(x), J(f)(x)·v) by one forward pass; x and v of the same structure.
+
+    >>> jvp(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
+    (6.0, 3.0)
+    """
+    return _forward(f, x, v, "jvp")
+
+
+class _Derivative(Applied):
+    """derivative(f), applied: callable, and picklable when f is (for process pools, Dask)."""
+
+    __slots__ = ()
+    origin = "derivative"
+
+    def __call__(self, x):
+        f = self.f
         if type(x) is float and not REFERENCE:           # the common case, fast
             one, zero = 1.0, 0.0
         else:
@@ -195,16 +236,7 @@ def derivative(f):
             return _split(f, x, one, y, tag, zero, "derivative")[1]    # structures, functions
         finally:
             tag.live = False
-    return f_prime
 
-
-def jvp(f, x, v):
-    """(f(x), J(f)(x)·v) by one forward pass; x and v of the same structure.
-
-    >>> jvp(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
-    (6.0, 3.0)
-    """
-    return _forward(f, x, v, "jvp")
 
 
 def directional_derivative(f, x, v):
@@ -311,13 +343,7 @@ def gradient_r(f):
     >>> gradient_r(lambda p: p[0] * p[1])((2.0, 3.0))
     (3.0, 2.0)
     """
-    def grad(x):
-        leaves = flat_scalars(x)
-        if leaves is not None:
-            return _gradient_of_scalars(f, leaves, type(x))
-        rec = record(f, x, "gradient_r", scalar=True)
-        return _gradient_of(rec, [one_like(strip(rec.outs[0]))], consume=True)
-    return grad
+    return _GradientR(f)
 
 
 def _gradient_of_scalars(f, leaves, kind):
@@ -341,6 +367,22 @@ def _gradient_of_scalars(f, leaves, kind):
             _scalar(y, "gradient_r's function value")
         sens = sweep(tape, [(y, one_like(p))], True)
     return kind([0.0 if sens[c.index] is None else sens[c.index] for c in cells])
+
+
+class _GradientR(Applied):
+    """gradient_r(f), applied: callable, and picklable when f is (for process pools, Dask)."""
+
+    __slots__ = ()
+    origin = "gradient_r"
+
+    def __call__(self, x):
+        f = self.f
+        leaves = flat_scalars(x)
+        if leaves is not None:
+            return _gradient_of_scalars(f, leaves, type(x))
+        rec = record(f, x, "gradient_r", scalar=True)
+        return _gradient_of(rec, [one_like(strip(rec.outs[0]))], consume=True)
+
 
 
 def primal(x):

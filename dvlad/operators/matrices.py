@@ -9,13 +9,13 @@ block itself.
 import numpy as np
 
 from ..modes.api import (
+    Applied,
     _forward,
     flat_scalars,
     scalar_tangent,
     _same_shapes,
     _scalar,
     _vjp,
-    directional_derivative,
     gradient_r,
 )
 from ..core.base import one_like, zero_like
@@ -31,19 +31,7 @@ def gradient_f(f):
     >>> gradient_f(lambda p: p[0] * p[1])((2.0, 3.0))
     (3.0, 2.0)
     """
-    def grad(x):
-        scalars = flat_scalars(x)
-        if scalars is not None:
-            return type(x)(_slope(f, scalars, j, type(x)) for j in range(len(scalars)))
-        leaves, tree = flatten(x, "gradient_f's input")
-        parts = [[] for _ in leaves]
-        for j, k, e in _unit_directions(leaves, tree):
-            value, slope = _forward(f, x, e, "gradient_f")
-            _scalar(value, "gradient_f's function value")
-            parts[j].append(slope)
-        return unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
-                                for p, a in zip(parts, leaves)])
-    return grad
+    return _GradientF(f)
 
 
 def _slope(f, leaves, j, kind):
@@ -55,6 +43,28 @@ def _slope(f, leaves, j, kind):
         return scalar_tangent(f(kind(args)), tag, "gradient_f's function value")
     finally:
         tag.live = False
+
+
+class _GradientF(Applied):
+    """gradient_f(f), applied: callable, and picklable when f is (for process pools, Dask)."""
+
+    __slots__ = ()
+    origin = "gradient_f"
+
+    def __call__(self, x):
+        f = self.f
+        scalars = flat_scalars(x)
+        if scalars is not None:
+            return type(x)(_slope(f, scalars, j, type(x)) for j in range(len(scalars)))
+        leaves, tree = flatten(x, "gradient_f's input")
+        parts = [[] for _ in leaves]
+        for j, k, e in _unit_directions(leaves, tree):
+            value, slope = _forward(f, x, e, "gradient_f")
+            _scalar(value, "gradient_f's function value")
+            parts[j].append(slope)
+        return unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
+                                for p, a in zip(parts, leaves)])
+
 
 
 def _unit_directions(leaves, tree):
@@ -98,7 +108,23 @@ def jacobian_f(f):
     >>> jacobian_f(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
     """
-    def jac(x):
+    return _JacobianF(f)
+
+
+def _shape_jacobian(rows, x):
+    if isinstance(strip(x), np.ndarray) and len(rows) == 1:
+        return rows[0][0]
+    return rows
+
+
+class _JacobianF(Applied):
+    """jacobian_f(f), applied: callable, and picklable when f is (for process pools, Dask)."""
+
+    __slots__ = ()
+    origin = "jacobian_f"
+
+    def __call__(self, x):
+        f = self.f
         leaves, tree = flatten(x, "jacobian_f's input")
         columns = None                      # columns[i][j]: the slices of block (i, j)
         outs = None
@@ -117,13 +143,7 @@ def jacobian_f(f):
         rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
                  for j, a in enumerate(leaves)] for i in range(len(columns))]
         return _shape_jacobian(rows, x)
-    return jac
 
-
-def _shape_jacobian(rows, x):
-    if isinstance(strip(x), np.ndarray) and len(rows) == 1:
-        return rows[0][0]
-    return rows
 
 
 def jacobian_r(f):
@@ -134,7 +154,26 @@ def jacobian_r(f):
     >>> jacobian_r(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
     """
-    def jac(x):
+    return _JacobianR(f)
+
+
+def hessian(f):
+    """H(f)(x) by forward over reverse: H[i][j] = ∂²f/∂x_i∂x_j over the flattened input.
+
+    >>> hessian(lambda p: p[0] * p[0] * p[1])((2.0, 3.0))
+    [[6.0, 4.0], [4.0, 0.0]]
+    """
+    return jacobian_f(gradient_r(f))
+
+
+class _JacobianR(Applied):
+    """jacobian_r(f), applied: callable, and picklable when f is (for process pools, Dask)."""
+
+    __slots__ = ()
+    origin = "jacobian_r"
+
+    def __call__(self, x):
+        f = self.f
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
         leaves, _ = flatten(x, "jacobian_r's input")
@@ -156,16 +195,7 @@ def jacobian_r(f):
             rows.append([_assemble(slices[j], np.shape(base_u), np.shape(strip(a)), 0)
                          for j, a in enumerate(leaves)])
         return _shape_jacobian(rows, x)
-    return jac
 
-
-def hessian(f):
-    """H(f)(x) by forward over reverse: H[i][j] = ∂²f/∂x_i∂x_j over the flattened input.
-
-    >>> hessian(lambda p: p[0] * p[0] * p[1])((2.0, 3.0))
-    [[6.0, 4.0], [4.0, 0.0]]
-    """
-    return jacobian_f(gradient_r(f))
 
 
 def _dot(a, b):
