@@ -417,3 +417,15 @@ def test_operator_results_pickle_and_run_in_another_process():
         grads = list(pool.map(ad.gradient_r(_square_sum), [x, 3 * x]))
     assert [g.tolist() for g in got] == [[2.0, 2.0], [2.0, 0.0]]           # H = 2I
     assert [g.tolist() for g in grads] == [[2.0, 4.0], [6.0, 12.0]]
+
+
+def test_where_with_every_lane_masked_has_gradient_zero():
+    """np.where(x > 1, √x, 0) at x = 0 everywhere: no lane reaches √x, so the gradient is 0 in
+    every mode (reverse gave nan: √′(0) = inf times a sensitivity of 0)."""
+    f = lambda x: np.sum(np.where(x > 1, np.sqrt(x), 0.0))        # noqa: E731
+    x = np.zeros(2)
+    with np.errstate(all="ignore"):
+        for got in (ad.gradient_r(f)(x), ad.gradient_f(f)(x), ad.hvp(f, x, np.ones(2)),
+                    ad.hvp(f, x, np.ones(2), mode="rr")):
+            assert got.tolist() == [0.0, 0.0]
+        assert ad.gradient_r(lambda v: np.sum(np.sqrt(v)))(x).tolist() == [math.inf, math.inf]

@@ -37,9 +37,13 @@ def _times(d, t, args=None):
             return t
         if d == -1.0:
             return _neg(t)
-        if type(t) is np.ndarray and t.ndim and t.size and not any(t.strides):   # one number, broadcast
-            t0 = t.reshape(-1)[0]
+        if type(t) is np.ndarray and t.ndim and t.size and not any(t.strides):   # one number
+            t0 = t.reshape(-1)[0]                                               # broadcast
             return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
+        if d - d != 0 and _shape(t):     # an infinite partial (sqrt′ where every x is 0): an
+            with np.errstate(invalid="ignore"):         # element not reached contributes 0
+                c = d * t
+            return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
         return _mul(d, t)
     base_d = d
     while type(base_d) is Bundle or type(base_d) is TapeCell or type(base_d) is Tower:
