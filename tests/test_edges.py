@@ -406,10 +406,11 @@ def test_operator_results_pickle_and_run_in_another_process():
     from concurrent.futures import ProcessPoolExecutor
     x = np.array([1.0, 2.0])
     made = [ad.derivative(ad.sin), ad.gradient_r(_square_sum), ad.gradient_f(_square_sum),
-            ad.jacobian_r(np.sin), ad.jacobian_f(np.sin), ad.hessian(_square_sum)]
+            ad.jacobian_r(np.sin), ad.jacobian_f(np.sin), ad.hessian(_square_sum),
+            ad.derivatives(ad.sin, 4), ad.nth_derivative(ad.exp, 5)]
     for op in made:
         back = pickle.loads(pickle.dumps(op))
-        arg = 0.5 if op.origin == "derivative" else x
+        arg = 0.5 if op.origin in ("derivative", "derivatives", "nth_derivative") else x
         assert np.array_equal(back(arg), op(arg)), op
     hv = functools.partial(ad.hvp, _square_sum)
     with ProcessPoolExecutor(max_workers=2) as pool:

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from .api import _is_zero, _real, _same_shapes
+from .api import Applied, _is_zero, _real, _same_shapes
 from ..core.base import MPF, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead
@@ -61,8 +61,23 @@ def derivatives(f, n):
     [1.0, 1.0, 1.0, 1.0]
     """
     _order(n, "derivatives")
+    return _Derivatives(f, n)
 
-    def all_derivatives(x):
+
+class _Derivatives(Applied):
+    """derivatives(f, n), applied: callable, and picklable when f is."""
+
+    __slots__ = ("n",)
+    origin = "derivatives"
+
+    def __init__(self, f, n):
+        self.f, self.n = f, n
+
+    def __reduce__(self):
+        return type(self), (self.f, self.n)
+
+    def __call__(self, x):
+        f, n = self.f, self.n
         if type(x) is float and not REFERENCE:
             sc = _seed_scale(n, x)
             cs = _run(f, x, sc, n, "derivatives", raw=True)
@@ -72,7 +87,6 @@ def derivatives(f, n):
         x = _scalar_input(x, "derivatives")
         sc = _seed_scale(n, x)
         return _to_derivatives(_run(f, x, _seed(x, sc), n, "derivatives"), sc)
-    return all_derivatives
 
 
 def nth_derivative(f, n):
@@ -85,30 +99,43 @@ def nth_derivative(f, n):
     720.0
     """
     _order(n, "nth_derivative")
+    return _NthDerivative(f, n)
 
-    sc = _seed_scale(n, 0.0)
-    tail = [sc] + [ZERO] * (n - 1) if n else []
-    nf = _factors(n, sc)[n]
 
-    def f_n(x):
+class _NthDerivative(Applied):
+    """nth_derivative(f, n), applied: callable, and picklable when f is."""
+
+    __slots__ = ("n", "sc", "tail", "nf")
+    origin = "nth_derivative"
+
+    def __init__(self, f, n):
+        self.f, self.n = f, n
+        self.sc = sc = _seed_scale(n, 0.0)
+        self.tail = [sc] + [ZERO] * (n - 1) if n else []
+        self.nf = _factors(n, sc)[n]
+
+    def __reduce__(self):
+        return type(self), (self.f, self.n)
+
+    def __call__(self, x):
+        f, n = self.f, self.n
         if type(x) is float and not REFERENCE:  # the common case: a float, a float tower out
             tag = new_tag(TAYLOR, "nth_derivative")
             try:
                 t = Tower()
-                t.tag, t.primal, t.coeffs = tag, x, [x] + tail
+                t.tag, t.primal, t.coeffs = tag, x, [x] + self.tail
                 y = f(t)
                 if type(y) is Tower and y.tag is tag and len(y.coeffs) == n + 1:
                     c = y.coeffs[n]
                     if type(c) is float:
-                        return c * nf
-                cs = _coefficients(f, x, sc, n, y, tag, "nth_derivative")
+                        return c * self.nf
+                cs = _coefficients(f, x, self.sc, n, y, tag, "nth_derivative")
             finally:
                 tag.live = False
-            return _to_derivatives(cs, sc)[n]            # typed: structural zeros are zeros now
+            return _to_derivatives(cs, self.sc)[n]       # typed: structural zeros are zeros now
         x = _scalar_input(x, "nth_derivative")
         s = _seed_scale(n, x)
         return _to_derivatives(_run(f, x, _seed(x, s), n, "nth_derivative"), s)[n]
-    return f_n
 
 
 def directional_derivatives(f, x, v, n):
