@@ -5,7 +5,7 @@ older than ε, so a value's layers are ordered newest outermost.
 """
 import numpy as np
 
-from ..core.number import ADNumber
+from ..core.number import ADNumber, strip
 from ..core import pool
 from ..core.tags import FORWARD, TagOrderError, alive, newer
 from .tape import LinearMap, Negated
@@ -143,15 +143,9 @@ def lift_many(prim, tag, leaves, ins):
     """The outputs of a vector primitive as bundles: their tangents are its J·t."""
     points = [a.primal if i else a for a, i in zip(leaves, ins)]
     outs = prim.value(points)[0]
-    zero = 0 * _base(outs[0]) if outs else 0
-    tangents = prim.jvp(points, [a.tangent if i else 0 * _base(a) for a, i in zip(leaves, ins)])
+    zero = 0 * strip(outs[0]) if outs else 0
+    tangents = prim.jvp(points, [a.tangent if i else 0 * strip(a) for a, i in zip(leaves, ins)])
     return [make_bundle(tag, a, b if b is not None else zero) for a, b in zip(outs, tangents)]
-
-
-def _base(v):
-    while isinstance(v, ADNumber):
-        v = v.primal
-    return v
 
 
 FORWARD.lift, FORWARD.lift_many = lift, lift_many
