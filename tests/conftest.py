@@ -1,4 +1,4 @@
-"""Shared test settings: the opt-in slow marker and hypothesis profiles."""
+"""Shared test settings: the opt-in slow and fuzz markers and hypothesis profiles."""
 import os
 
 import pytest
@@ -17,12 +17,16 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--runslow"):
-        return
+    runslow = config.getoption("--runslow")
+    runfuzz = "fuzz" in (config.getoption("markexpr") or "") or os.environ.get("DVLAD_FUZZ")
     skip = pytest.mark.skip(reason="long stress run: opt in with --runslow")
+    skipfuzz = pytest.mark.skip(reason="the fuzzer's long profile: opt in with -m fuzz "
+                                       "or DVLAD_FUZZ=N (N programs)")
     for item in items:
-        if "slow" in item.keywords:
+        if "slow" in item.keywords and not runslow:
             item.add_marker(skip)
+        if "fuzz" in item.keywords and not runfuzz:
+            item.add_marker(skipfuzz)
 
 
 if os.environ.get("DVLAD_POOL_THRESHOLD"):          # run the suite with every array pooled

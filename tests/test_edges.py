@@ -431,3 +431,83 @@ def test_where_with_every_lane_masked_has_gradient_zero():
                     ad.hvp(f, x, np.ones(2), mode="rr")):
             assert got.tolist() == [0.0, 0.0]
         assert ad.gradient_r(lambda v: np.sum(np.sqrt(v)))(x).tolist() == [math.inf, math.inf]
+
+
+# ---- 0·∞ in the chain rule -----------------------------------------------------------------------
+# A zero times an infinite factor is nan (IEEE), unless the zero is structural: the partial of a
+# linear dependence on a constant (0·√x, x/inf), a cotangent of 0 (an output left out of a
+# vjp/jacobian_r row), a where-branch that no lane takes.  A zero computed at the point is not
+# structural: -sin(√t)·√′(t) at t = 0 is 0·∞ with limit -1/2, so 0 there would be a wrong number.
+
+def finite_or_nan(got, want):
+    """got is want, or nan: never another finite number (or an infinity)."""
+    return got != got or got == want
+
+
+@pytest.mark.parametrize("op", [ad.gradient_f, ad.gradient_r])
+def test_a_computed_zero_times_infinity_is_never_a_wrong_number(op):
+    x = np.array([0.0, 1.0])
+    with np.errstate(all="ignore"):
+        g = op(lambda x: np.sum(np.cos(np.sqrt(x))))(x)          # d/dx cos√x → -1/2 at 0
+        assert finite_or_nan(g[0], -0.5), g
+        close(g[1], -math.sin(1.0) / 2)
+        g = op(lambda x: np.sum(np.power(x ** 3, 1.0 / 3.0)))(x)  # (x³)^(1/3) = x: 1 at 0⁺
+        assert finite_or_nan(g[0], 1.0), g
+        close(g[1], 1.0)
+
+
+@pytest.mark.parametrize("op", [ad.derivative, ad.gradient_r])
+def test_a_computed_zero_times_infinity_in_scalars_and_towers(op):
+    with np.errstate(all="ignore"):
+        assert finite_or_nan(op(lambda t: ad.cos(ad.sqrt(t)))(0.0), -0.5)
+        second = op(ad.derivative(lambda t: ad.sin(ad.sqrt(t))))(0.0)    # -∞ at 0⁺
+        assert second != second or second == -math.inf, second
+
+
+ZERO_TIMES_INF = [                         # f, x: f is constant near x, f′(x) = 0
+    (lambda x: 0.0 * ad.sqrt(x), 0.0),
+    (lambda x: ad.sqrt(x) * 0.0, 0.0),
+    (lambda x: ad.sqrt(x) / math.inf, 0.0),
+    (lambda x: ad.asin(x * 0.0 + 1.0), 3.0),
+    (lambda x: ad.sqrt(0.0 * x), 1.0),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ZERO_TIMES_INF)))
+@pytest.mark.parametrize("kind", [float, np.float64, np.float32, mpmath.mpf])
+def test_a_structural_zero_times_infinity_contributes_zero(k, kind):
+    f, x = ZERO_TIMES_INF[k]
+    with np.errstate(all="ignore"):
+        got = [ad.derivative(f)(kind(x)), ad.gradient_r(f)(kind(x))]
+    assert got == [0, 0], got
+
+
+def test_a_structural_zero_times_infinity_in_arrays():
+    x = np.array([0.0, 1.0, 4.0])
+    with np.errstate(all="ignore"):
+        for f in (lambda x: np.sum(0.0 * np.sqrt(x)), lambda x: np.sum(np.sqrt(x) * 0.0),
+                  lambda x: np.sum(np.sqrt(x * 0.0))):
+            for op in (ad.gradient_f, ad.gradient_r):
+                assert op(f)(x).tolist() == [0.0, 0.0, 0.0], (op, f)
+
+
+def test_jacobian_r_rows_do_not_take_nan_from_other_rows():
+    h = lambda x: [ad.sqrt(x[0]), x[1] * 2.0]          # row 1 does not depend on x0
+    with np.errstate(all="ignore"):
+        rev, fwd = ad.jacobian_r(h)([0.0, 1.0]), ad.jacobian_f(h)([0.0, 1.0])
+        assert rev == fwd == [[math.inf, 0.0], [0.0, 2.0]]
+        _, back = ad.vjp(h, [0.0, 1.0])
+        assert back([0.0, 1.0]) == [0.0, 2.0]               # output 0 is left out: Jᵀ·(0, 1)
+        assert back([1.0, 0.0]) == [math.inf, 0.0]
+    g = lambda x: np.stack([np.sqrt(x[0]), 2.0 * x[1]])    # an array output: one-hot cotangents
+    for op in (ad.jacobian_r, ad.jacobian_f):
+        with np.errstate(all="ignore"):
+            assert op(g)(np.array([0.0, 1.0])).tolist() == [[math.inf, 0.0], [0.0, 2.0]]
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+def test_a_structural_zero_times_infinity_in_second_derivatives(mode):
+    # f(x, y) = y² + 0·√x: H = [[0, 0], [0, 2]] at x = 0 (f does not depend on x)
+    f = lambda p: p[1] * p[1] + 0.0 * ad.sqrt(p[0])
+    with np.errstate(all="ignore"):
+        assert ad.hvp(f, [0.0, 1.0], [0.0, 1.0], mode=mode) == [0.0, 2.0]

@@ -16,7 +16,7 @@ from ..numbers.partials import GivenPrimitive, _shape
 from ..core.number import ADNumber, strip
 from ..modes.sweep import Placed
 from ..numbers.bundle import plain_bundle
-from ..numbers.tape import LinearMap
+from ..numbers.tape import LinearMap, Masked
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
@@ -104,7 +104,10 @@ class _Select(LinearMap):
         return where(self.c, t, 0.0)
 
     def backward(self, s):
-        return sum_to(where(self.c, s, 0.0), self.shape)
+        c = where(self.c, s, 0.0)
+        if _shape(c) == self.shape and np.shape(self.c) == self.shape:
+            return Masked(c, self.c)        # the lanes not taken are 0 structurally
+        return sum_to(c, self.shape)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------
@@ -283,7 +286,13 @@ def stack(xs, axis=0):
 
 where = _primitive(
     "where", lambda c, a, b: np.where(c, a, b),
-    lambda c, a, b: (None, _Select(c, shape(a)), _Select(np.logical_not(c), shape(b))))
+    lambda c, a, b: (None, _select(c, shape(a)), _select(np.logical_not(c), shape(b))))
+
+
+def _select(c, in_shape):
+    """where's partial in a branch taken where c: None where no lane takes it (the result does
+    not depend on that branch at all: a structural zero, so √′(0) = ∞ there is never met)."""
+    return _Select(c, in_shape) if np.any(c) else None
 
 
 def clip(x, lo, hi):

@@ -55,11 +55,13 @@ class Rule:
     """One row of the table.  The fields after ``points`` are filled in by
     :mod:`dvlad.numbers.primitives`: ``op`` is the public primitive, ``base`` its base function,
     ``float`` its math-family function, ``partials``/``array_partials`` the compiled partials
-    (scalar and elementwise-array forms) and ``uses`` which of x, y, r each partial reads."""
+    (scalar and elementwise-array forms), ``uses`` which of x, y, r each partial reads, and
+    ``linear`` whether the row is linear in each argument (its partial reads neither that argument
+    nor r, and is not a literal: mul in x and y, div in x)."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
                  "divides", "kernel", "zero", "points",
-                 "op", "base", "float", "partials", "array_partials", "uses")
+                 "op", "base", "float", "partials", "array_partials", "uses", "linear")
 
     def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
                  taylor=None, divides=False, kernel=None, zero=None, points=()):
@@ -73,6 +75,7 @@ class Rule:
         if kernel is not None:
             kernel.label = name
         self.op = self.base = self.float = self.partials = self.array_partials = self.uses = None
+        self.linear = (False,) * self.arity
 
     def __repr__(self):
         parts = ", ".join(self.partial_texts)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.base import one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
+from ..numbers.partials import SEEDS
 from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import (
     describe,
@@ -24,7 +25,7 @@ from ..core.structures import (
     map_leaves,
     unflatten,
 )
-from .sweep import sweep
+from .sweep import left_out, structural, sweep
 from ..core.switch import REFERENCE
 from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from ..numbers.tape import TapeCell, gc_paused, make_cell
@@ -117,15 +118,17 @@ def _forward(f, x, v, origin):
     _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
+    seeds = [id(b) for b in vleaves if type(b) is np.ndarray and id(b) not in SEEDS]
+    SEEDS.update(seeds)                 # their zero lanes are structural (numbers/partials.py)
     try:
-        # A leaf whose direction is exactly 0 is a constant, not a bundle with tangent 0: this
-        # costs nothing and keeps an infinite partial elsewhere from making 0·inf = nan here.
+        # a leaf whose direction is exactly 0 is a constant (its 0·∞ would be nan): no bundle
         in_objects = in_object_array(tree)
         y = f(unflatten(tree, [a if _is_zero(b) and not obj else make_bundle(tag, a, b)
                                for a, b, obj in zip(leaves, vleaves, in_objects)]))
         return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False
+        SEEDS.difference_update(seeds)
 
 
 def _same_shapes(points, others, what, against):
@@ -289,7 +292,8 @@ def sensitivities(rec, bars, consume=False):
 
     ``consume``: no other sweep of this tape will follow, so it may be released as it goes.
     """
-    seeds = [(u, b) for u, b in zip(rec.outs, bars) if type(u) is TapeCell and u.tag is rec.tag]
+    seeds = [(u, structural(b)) for u, b in zip(rec.outs, bars)
+             if type(u) is TapeCell and u.tag is rec.tag and not left_out(b)]
     with gc_paused():
         return sweep(rec.tape, seeds, consume) if seeds else [None] * len(rec.tape)
 

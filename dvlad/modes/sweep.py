@@ -8,12 +8,15 @@ when a partial carries an older perturbation: that is how forward-over-reverse a
 reverse-over-reverse nest.  A LinearMap partial is applied by its transpose; a MultiLink pulls all
 its inputs back at once.  Array sensitivities get the array-specific care of ``_sweep_cell``.
 """
+import math
+
 import numpy as np
 
 from ..core import pool
+from ..core.number import ARRAY_OPS, ADNumber
 from ..core.switch import REFERENCE
 from ..numbers.bundle import make_bundle, plain_bundle
-from ..numbers.tape import Cotangent, LinearMap, Negated
+from ..numbers.tape import Cotangent, LinearMap, Masked, Negated
 
 
 def sweep(tape, seeds, consume=False, fast=not REFERENCE):
@@ -31,11 +34,17 @@ def sweep(tape, seeds, consume=False, fast=not REFERENCE):
     sens = [None] * len(tape)
     owned = set()          # slots holding an array this sweep allocated: safe to add into in place
     negs = []              # slots that were given a Negated sensitivity
+    masks = []             # slots that were given a Masked one
     top = -1
     for cell, s in seeds:
         j = cell.index
         v = sens[j]
-        sens[j] = s if v is None else v + s
+        if type(s) is Masked:
+            if v is None:
+                masks.append(j)
+            else:
+                s = s.s
+        sens[j] = s if v is None else _value(v) + s
         if j > top:
             top = j
     for i in range(top, -1, -1):
@@ -66,7 +75,7 @@ def sweep(tape, seeds, consume=False, fast=not REFERENCE):
                 continue
         elif not links:
             continue
-        _sweep_cell(links, s, sens, owned, negs)
+        _sweep_cell(links, s, sens, owned, negs, masks)
         if consume and type(s) is not float:
             # Done with cell i: its consumers came before it.  Drop its partials, and drop it from
             # the tape, so that unless the caller kept it, it and its value are freed now and
@@ -74,13 +83,31 @@ def sweep(tape, seeds, consume=False, fast=not REFERENCE):
             tape[i].links = ()
             tape[i] = None
             sens[i] = None
+    for j in masks:
+        if type(sens[j]) is Masked:
+            sens[j] = sens[j].s
     for j in negs:
         if type(sens[j]) is Negated:
             sens[j] = _value(sens[j])
     return sens
 
 
-def _sweep_cell(links, s, sens, owned, negs):
+def left_out(b):
+    """A cotangent of exactly 0 (a plain number, or an array of zeros) leaves its output out of
+    the sum Σ ȳᵢ∇fᵢ: it is not swept, so 0·∞ (√′(0) in that output) is never met."""
+    if isinstance(b, np.ndarray):
+        return b.dtype != object and not b.any()
+    return type(b) is float and b == 0.0 or type(b) is int and b == 0
+
+
+def structural(b):
+    """A cotangent array with zero lanes: they leave those outputs out (see Masked)."""
+    if type(b) is np.ndarray and b.dtype != object and b.ndim and not b.all():
+        return Masked(b, b != 0)
+    return b
+
+
+def _sweep_cell(links, s, sens, owned, negs, masks):
     """One cell of the sweep, in general (arrays, nested AD numbers, maps, multi-input links).
 
     numpy passes over arrays dominate array programs, so: a sensitivity goes on without a copy
@@ -89,22 +116,34 @@ def _sweep_cell(links, s, sens, owned, negs):
     whose array (or bundle of arrays) this sweep allocated itself is added into in place.
     Ownership is by slot: an array that two slots share is never written.
     """
+    mask = None
+    if type(s) is Masked:             # lanes outside s.mask: 0 after each pull, whatever it is
+        s, mask = s.s, s.mask
     negated = type(s) is Negated
     if negated:                       # every map is linear: pull s back, then negate what comes out
         s = s.s
     for a, c in _contributions(links, s):
+        if mask is not None:
+            c = _structural(c, mask)
         if negated:
             c = _negate(c)
         j = a.index
         v = sens[j]
+        if type(v) is Masked:
+            v = sens[j] = v.s
+        if type(c) is Masked and v is not None:
+            c = c.s
         if v is None:
-            if type(c) is Placed:
-                sens[j] = c.dense()
+            if type(c) is Placed:           # 0 outside its index, structurally (see Masked)
+                sens[j] = Masked(c.dense(), (c.idx, c.shape))
                 owned.add(j)
+                masks.append(j)
             else:
                 sens[j] = c
                 if type(c) is Negated:
                     negs.append(j)
+                elif type(c) is Masked:
+                    masks.append(j)
         elif j in owned and _add_into(v, c):
             pass
         else:
@@ -116,11 +155,27 @@ def _sweep_cell(links, s, sens, owned, negs):
                 owned.add(j)
 
 
+def _structural(c, mask):
+    """c with the lanes outside ``mask`` set to 0 where they are not finite (see Masked)."""
+    b = c
+    while isinstance(b, ADNumber):
+        b = b.primal
+    if type(b) is not np.ndarray or math.isfinite(np.add.reduce(b, axis=None)):
+        return c
+    if type(mask) is tuple:           # (idx, shape) of a Placed: the lanes it was placed at
+        idx, shape = mask
+        mask = np.zeros(shape, bool)
+        mask[idx] = True
+    return ARRAY_OPS["where"](mask, c, 0.0) if b.shape == mask.shape else c
+
+
 def _negate(c):
     """−c, lazily: a Negated, or a Placed with its sign flipped."""
     t = type(c)
     if t is Negated:
         return c.s
+    if t is Masked:
+        return Masked(_value(_negate(c.s)), c.mask)
     if t is Placed:
         return Placed(c.s, c.idx, c.shape, c.basic, not c.negated)
     if t is np.ndarray or plain_bundle(c):
@@ -134,6 +189,8 @@ def _value(c):
     """c as a plain sensitivity: a Placed made dense, a Negated negated."""
     if type(c) is Placed:
         return c.dense()
+    if type(c) is Masked:
+        return c.s
     if type(c) is Negated:
         return pool.negative(_value(c.s))
     return c

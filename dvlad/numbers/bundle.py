@@ -111,6 +111,8 @@ def lift(prim, tag, args, ins):
         x, y = args
         xin, yin = ins
         r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, FORWARD)
+        if dx is None and dy is None:           # structurally constant (0·x): partials.py
+            return r
         if not yin:
             return make_bundle(tag, r, _plus_term(None, dx, x.tangent)
                                if isinstance(dx, LinearMap) else _scaled(dx, x.tangent))
@@ -119,9 +121,9 @@ def lift(prim, tag, args, ins):
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, FORWARD)
     t = None
     for a, i, d in zip(args, ins, ds):
-        if i:
+        if i and d is not None:       # None: r does not depend on a (a structural zero)
             t = _plus_term(t, d, a.tangent)
-    return make_bundle(tag, r, t)
+    return r if t is None else make_bundle(tag, r, t)
 
 
 def _plus_term(t, d, u):

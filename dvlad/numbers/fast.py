@@ -22,7 +22,7 @@ from ..core.lift import lift
 from ..core.number import ARRAY_OPS, ADNumber
 from ..core.tags import FORWARD, newer
 from .bundle import Bundle, _scaled, make_bundle
-from .partials import _add, _shape, _sub, _times
+from .partials import _add, _shape, _sub, _times, structural_zero
 from .tape import TapeCell, make_cell
 
 
@@ -73,6 +73,8 @@ def fast2(rule, prim, x, y):
     yin = (ty is Bundle or ty is TapeCell) and y.tag is tag
     px = x.primal if xin else x
     py = y.primal if yin else y
+    if xin != yin and rule.linear[0 if xin else 1] and structural_zero(rule, xin, px, py):
+        return rule.op(px, py)                  # structurally constant (0·x): partials.py
     bx, by = px, py
     while isinstance(bx, ADNumber):
         bx = bx.primal

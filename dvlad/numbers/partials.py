@@ -29,9 +29,12 @@ def _times(d, t, args=None):
       :func:`_fresh`), nothing else holds them, so the product is written into them.
     - A partial built from Python constants (np.where(c, 1.0, 0.5)) is float64; it must not
       widen a float32 tangent or sensitivity, so it takes their type.
-    - An element whose tangent (or sensitivity) is exactly 0 contributes 0 even where the partial
-      is infinite (sqrt′(0)): as for a scalar, which would not be perturbed (or reached) at all.
+    - 0·∞ is nan, as IEEE has it: a zero tangent or sensitivity may be computed (-sin(√x) at
+      x = 0), and then the product's limit is not 0.  Structural zeros are kept out before this
+      (:func:`structural_zero`, where's branches, zero cotangents): notes/conventions.md.
     """
+    if SEEDS and type(t) is np.ndarray and id(t) in SEEDS:
+        return _from_seed(d, t)
     if type(d) is float:
         if d == 1.0:
             return t
@@ -39,11 +42,7 @@ def _times(d, t, args=None):
             return _neg(t)
         if type(t) is np.ndarray and t.ndim and t.size and not any(t.strides):   # one number
             t0 = t.reshape(-1)[0]                                               # broadcast
-            return t if t0 == 0 else np.broadcast_to(d * t0, t.shape)
-        if d - d != 0 and _shape(t):     # an infinite partial (sqrt′ where every x is 0): an
-            with np.errstate(invalid="ignore"):         # element not reached contributes 0
-                c = d * t
-            return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
+            return np.broadcast_to(d * t0, t.shape)
         return _mul(d, t)
     base_d = d
     while type(base_d) is Bundle or type(base_d) is TapeCell or type(base_d) is Tower:
@@ -57,8 +56,6 @@ def _times(d, t, args=None):
     fresh = args is not None and _fresh(d, args)
     if tt is np.ndarray and t.ndim and t.size and not any(t.strides):    # t is one number, broadcast
         t0 = t.reshape(-1)[0]
-        if t0 == 0:                       # no element reached: 0, whatever the partial
-            return np.zeros(np.broadcast_shapes(_shape(d), t.shape), np.result_type(base_d, t))
         if t0 == 1 and fresh:
             c = d
         elif fresh and type(d) is np.ndarray:
@@ -71,12 +68,6 @@ def _times(d, t, args=None):
             c = _mul(d, t0)
         shp = _shape(c)
         return c if shp == t.shape else ARRAY_OPS["broadcast_to"](c, np.broadcast_shapes(shp, t.shape))
-    # one reduction, no temporary: non-finite iff some element is (or the sum overflows,
-    # which only costs the slower, still right, path below)
-    if not math.isfinite(np.add.reduce(base_d, axis=None)):
-        with np.errstate(invalid="ignore"):
-            c = d * t
-        return ARRAY_OPS["where"](_base_of(t) == 0, 0.0, c)
     if fresh:
         if type(d) is np.ndarray:
             if tt is np.ndarray and d.shape == t.shape and d.dtype == t.dtype:
@@ -99,6 +90,21 @@ def _times(d, t, args=None):
 
 
 _mul, _neg, _add, _sub = pool.times, pool.negative, pool.plus, pool.minus
+
+# The ids of the array directions a forward operator is seeding with right now (modes/api.py):
+# their zero lanes are structural (an input the direction leaves alone), so a partial's ∞ there
+# gives 0, not 0·∞ = nan.  Once multiplied, a zero lane may be computed, and gets no such pass.
+SEEDS = set()
+
+
+def _from_seed(d, t):
+    """d·t for a seed t: lanes where t is 0 are 0 whatever d is there (see SEEDS)."""
+    with np.errstate(invalid="ignore"):
+        c = d * t
+    b = _base_of(c)
+    if type(b) is not np.ndarray or math.isfinite(np.add.reduce(b, axis=None)):
+        return c
+    return ARRAY_OPS["where"](t == 0, 0.0, c)
 
 
 def _fresh(d, args):
@@ -204,6 +210,23 @@ class ElementwiseMap(LinearMap):
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 
+def structural_zero(rule, xin, px, py):
+    """Whether a binary row, with only x in (``xin``; else only y), does not depend on it at all:
+    the row is linear in that argument (``rule.linear``: mul, div's numerator) and the constant
+    other operand makes its partial exactly 0 (0·x, x/inf), for every value of the argument.
+    The result is then a constant for the tag: a zero that is *structural*, not computed, so
+    that 0·√x at x = 0 has derivative 0 where IEEE arithmetic would give 0·∞ = nan.  (A zero
+    computed at the point, -sin(√t) at t = 0, is not structural: its 0·∞ is a limit, left nan;
+    notes/conventions.md.)"""
+    i = 0 if xin else 1
+    if not rule.linear[i]:
+        return False
+    d = rule.partials[i](None, py, None) if xin else rule.partials[i](px, None, None)
+    if isinstance(d, ADNumber):            # an older tag's perturbation: not a constant
+        return False
+    return not d.any() if type(d) is np.ndarray else d == 0
+
+
 class RowPrimitive:
     """A row of the rule table, as the lift sees it (the primitive interface of
     :mod:`dvlad.core.lift`)."""
@@ -243,6 +266,8 @@ class RowPrimitive:
             px, py = base.promote(px, py, strip)
         r = rule.op(px, py)
         dfx, dfy = rule.partials
+        if ins[0] != ins[1] and structural_zero(rule, ins[0], px, py):
+            return r, (None, None)                  # a constant: see structural_zero
         return r, (dfx(px, py, r) if ins[0] else None, dfy(px, py, r) if ins[1] else None)
 
     def _at_arrays(self, px, py, ins, kind):
@@ -256,6 +281,8 @@ class RowPrimitive:
         rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins
+        if xin != yin and structural_zero(rule, xin, px, py):
+            return r, (None, None)                  # a constant: see structural_zero
         if kind is FORWARD:               # (forward maps never need the arguments' shapes)
             args = (px, py, r)
             return r, (ElementwiseMap(dfx, args, None, rshape) if xin else None,

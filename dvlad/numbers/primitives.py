@@ -70,7 +70,7 @@ def _generated_op(ARGS):
         if type(x) is float and tag.live:
             if tY is float or tY is int:
                 y = Y
-                r = {base}
+                r = {base}{zx}
                 if tX is Bundle:
                     b = Bundle(); b.tag = tag; b.primal = r; b.tangent = ({dx}) * X.tangent
                     return b
@@ -94,7 +94,7 @@ def _generated_op(ARGS):
         tag = Y.tag; y = Y.primal
         if (tX is float or tX is int) and type(y) is float and tag.live:
             x = X
-            r = {base}
+            r = {base}{zy}
             if tY is Bundle:
                 b = Bundle(); b.tag = tag; b.primal = r; b.tangent = ({dy}) * Y.tangent
                 return b
@@ -183,7 +183,12 @@ def _register(source, filename):
 def _generate(template, rule, args=None):
     """The primitive's function: the template with the row's expressions, over float math."""
     dx, dy = (tuple(_float_text(d) for d in rule.partial_texts) + ("", ""))[:2]
-    source = template.format(name=rule.name, base=_float_text(rule.base_text), dx=dx, dy=dy)
+    # a row linear in an argument whose partial the constant operand makes 0 returns a constant
+    # (0·x: structural_zero in partials.py)
+    zx, zy = (f"\n{' ' * n}if ({d}) == 0:\n{' ' * (n + 4)}return r" if lin else ""
+              for d, lin, n in zip((dx, dy), rule.linear + (False,), (16, 12)))
+    source = template.format(name=rule.name, base=_float_text(rule.base_text), dx=dx, dy=dy,
+                             zx=zx, zy=zy)
     if args:
         source = source.replace("ARGS", args)
     filename = f"<dvlad rule {rule.name}{' reflected' if args == 'Y, X' else ''}>"
@@ -285,6 +290,7 @@ def _make(rule):
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
         rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)
+        rule.linear = tuple(any(u) and not u[i] and not u[-1] for i, u in enumerate(rule.uses))
         if REFERENCE:
             rule.op = (_generate(_REFERENCE_BINARY, rule, "X, Y") if rule.arity == 2
                        else _generate(_REFERENCE_UNARY, rule))

@@ -182,6 +182,23 @@ class Negated:
         return f"Negated({self.s!r})"
 
 
+class Masked:
+    """A sensitivity ``s`` that is 0 outside ``mask`` *structurally*: the transpose of where's
+    branch, where the lanes not taken do not depend on that branch at all.  The next pull keeps
+    those lanes 0 even where its partial is infinite (√′(0) in a lane where(x > 0, √x, 0) does
+    not take); a zero computed at the point gets no such pass (0·∞ is nan there:
+    notes/conventions.md).  Only the sweep makes and reads these, as Negated."""
+
+    __slots__ = ("s", "mask")
+    __array_ufunc__ = None
+
+    def __init__(self, s, mask):
+        self.s, self.mask = s, mask
+
+    def __repr__(self):
+        return f"Masked({self.s!r}, {self.mask!r})"
+
+
 class Embed(LinearMap):
     """s ↦ s·e_i: how component i of a joint cell (several outputs at once) is pulled back."""
 
@@ -281,13 +298,15 @@ def lift(prim, tag, args, ins):
         x, y = args
         xin, yin = ins
         r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, REVERSE)
+        if dx is None and dy is None:           # structurally constant (0·x): partials.py
+            return r
         return make_cell(tag, r, ((x, dx, y, dy) if yin else (x, dx)) if xin else (y, dy))
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, REVERSE)
     links = ()
     for a, i, d in zip(args, ins, ds):
-        if i:
+        if i and d is not None:       # None: r does not depend on a (a structural zero)
             links += (a, d)
-    return make_cell(tag, r, links)
+    return make_cell(tag, r, links) if links else r
 
 
 def lift_many(prim, tag, leaves, ins):

@@ -19,7 +19,7 @@ from ..modes.api import (
     gradient_r,
 )
 from ..core.base import one_like, zero_like
-from ..core.number import ADNumber, strip
+from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..numbers.bundle import make_bundle
 from ..core.structures import flatten, flatten_like, unflatten
 from ..core.tags import FORWARD, ArgumentError, new_tag
@@ -62,8 +62,35 @@ class _GradientF(Applied):
             value, slope = _forward(f, x, e, "gradient_f")
             _scalar(value, "gradient_f's function value")
             parts[j].append(slope)
-        return unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
-                                for p, a in zip(parts, leaves)])
+        return _or_other_mode(unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
+                                               for p, a in zip(parts, leaves)]),
+                              lambda: gradient_r(f)(x))
+
+
+def _or_other_mode(result, other):
+    """result, with each nan entry taken from ``other()`` (the other mode's result) where that is
+    a number.  An array seed's zero lanes are structural (an input the direction leaves alone,
+    an output the cotangent leaves out), but once in a tangent they look like computed zeros, so
+    0·∞ there is nan (√′(0) in another lane).  Each mode meets its own such nans; a number from
+    either is right, because a finite pass met no 0·∞.  ``other`` runs only if result has a nan
+    (notes/conventions.md, "0·∞")."""
+    leaves, tree = flatten(result, "a result")
+    if not any(_nan_in(v) for v in leaves):
+        return result
+    others = flatten_like(other(), tree, "the other mode's result")
+    return unflatten(tree, [_where_nan(v, w) for v, w in zip(leaves, others)])
+
+
+def _nan_in(v):
+    b = strip(v)
+    return bool(np.isnan(b).any()) if isinstance(b, np.ndarray) else b != b
+
+
+def _where_nan(v, w):
+    b = strip(v)
+    if isinstance(b, np.ndarray):
+        return ARRAY_OPS["where"](np.isnan(b), w, v) if np.isnan(b).any() else v
+    return w if b != b else v
 
 
 
@@ -123,7 +150,7 @@ class _JacobianF(Applied):
     __slots__ = ()
     origin = "jacobian_f"
 
-    def __call__(self, x):
+    def __call__(self, x, repair=True):
         f = self.f
         leaves, tree = flatten(x, "jacobian_f's input")
         columns = None                      # columns[i][j]: the slices of block (i, j)
@@ -142,7 +169,8 @@ class _JacobianF(Applied):
                                      for a in leaves] for u in outs], x)
         rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
                  for j, a in enumerate(leaves)] for i in range(len(columns))]
-        return _shape_jacobian(rows, x)
+        result = _shape_jacobian(rows, x)
+        return _or_other_mode(result, lambda: _JacobianR(f)(x, False)) if repair else result
 
 
 
@@ -172,7 +200,7 @@ class _JacobianR(Applied):
     __slots__ = ()
     origin = "jacobian_r"
 
-    def __call__(self, x):
+    def __call__(self, x, repair=True):
         f = self.f
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
@@ -194,7 +222,8 @@ class _JacobianR(Applied):
                     slices[j].append(g)
             rows.append([_assemble(slices[j], np.shape(base_u), np.shape(strip(a)), 0)
                          for j, a in enumerate(leaves)])
-        return _shape_jacobian(rows, x)
+        result = _shape_jacobian(rows, x)
+        return _or_other_mode(result, lambda: _JacobianF(f)(x, False)) if repair else result
 
 
 
