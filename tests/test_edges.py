@@ -511,3 +511,30 @@ def test_a_structural_zero_times_infinity_in_second_derivatives(mode):
     f = lambda p: p[1] * p[1] + 0.0 * ad.sqrt(p[0])
     with np.errstate(all="ignore"):
         assert ad.hvp(f, [0.0, 1.0], [0.0, 1.0], mode=mode) == [0.0, 2.0]
+
+
+# ---- user primitives that close over the variable being differentiated ---------------------------
+
+@pytest.mark.parametrize("op", [ad.derivative, ad.gradient_r])
+def test_a_primitive_closing_over_the_perturbed_variable_is_refused(op):
+    def value_closes(a):                  # p(x) = x·a with a captured: f = a², f′(3) = 6
+        return ad.primitive(lambda x: x * a, lambda x: (a,))(a)
+
+    def partial_closes(a):
+        return ad.primitive(lambda x: x * x, lambda x: (2 * x * a / a,))(a)
+    for f in (value_closes, partial_closes):
+        with pytest.raises(ad.TagOrderError, match="closes over.*pass that variable as an argument"):
+            op(f)(3.0)
+
+
+@pytest.mark.parametrize("outer", [ad.derivative, ad.gradient_r])
+@pytest.mark.parametrize("inner", [ad.derivative, ad.gradient_r])
+def test_a_primitive_closing_over_an_outer_variable_nests(outer, inner):
+    # d/da [d/dx (a·x²) at x = 2] = 2x = 4: a is the outer derivative's, x the primitive's argument
+    def h(a):
+        p = ad.primitive(lambda y: y * a, lambda y: (a,))
+        return inner(lambda x: p(x * x))(2.0)
+    assert outer(h)(3.0) == 4.0
+    # passed as an argument, it is differentiated through both: d/da (a·a) = 2a
+    q = ad.primitive(lambda x, a: x * a, lambda x, a: (a, x))
+    assert outer(lambda a: q(a, a))(3.0) == 6.0

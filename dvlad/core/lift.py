@@ -37,7 +37,7 @@ import numpy as np
 from .base import family
 from .number import ADNumber, strip_dead
 from .structures import elementwise
-from .tags import NotDifferentiableError, alive, newer
+from .tags import NotDifferentiableError, TagOrderError, alive, newer
 
 
 def lift(prim, args):
@@ -100,3 +100,18 @@ def lift_many(prim, leaves):
         return None
     ins = [isinstance(a, ADNumber) and a.tag is tag for a in leaves]
     return tag.kind.lift_many(prim, tag, leaves, ins)
+
+
+def one_level_down(prim, tag, r, partials):
+    """Check that a user or array primitive's value and partials, computed at its arguments'
+    primals, carry no layer of the tag being lifted.  One that does closed over a variable that
+    this derivative is perturbing (``primitive(lambda x: x * a, ...)`` inside a derivative over
+    a): its part through the closure would be lost or confused with the argument's."""
+    if prim.rule is not None:
+        return
+    for v in (r, *partials):
+        if isinstance(v, ADNumber) and v.tag is tag:
+            raise TagOrderError(
+                f"the primitive {prim.name!r} uses the perturbation {tag!r} of the derivative being "
+                f"taken through a variable it closes over, not through its arguments: pass that "
+                f"variable as an argument (with its partial), so its derivative is counted")

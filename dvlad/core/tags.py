@@ -134,7 +134,9 @@ class ArgumentError(DvladError, ValueError):
 
 
 class TagOrderError(DvladError, RuntimeError):
-    """A live perturbation turned up where the tag order says it cannot be: a bug in dvlad."""
+    """A live perturbation turned up where the tag order says it cannot be: in a user primitive's
+    value or partials through a variable it closes over (pass it as an argument), or a bug in
+    dvlad."""
 
 
 class FixedPointError(DvladError, ArithmeticError):
