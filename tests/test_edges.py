@@ -538,3 +538,49 @@ def test_a_primitive_closing_over_an_outer_variable_nests(outer, inner):
     # passed as an argument, it is differentiated through both: d/da (a·a) = 2a
     q = ad.primitive(lambda x, a: x * a, lambda x, a: (a, x))
     assert outer(lambda a: q(a, a))(3.0) == 6.0
+
+
+# ---- rules and functions that build object arrays of AD numbers ----------------------------------
+
+def scaled_sum(c):
+    """c·Σx as a vector primitive whose vjp builds its result with np.full (an object array when
+    the cotangent is perturbed)."""
+    return ad.vector_primitive(lambda x: c * np.sum(x), lambda x, t: c * np.sum(t),
+                               lambda x, g: np.full(np.shape(x), g * c))
+
+
+X3 = np.array([0.2, 1.4, -0.6])
+
+
+def test_a_vjp_rule_returning_an_object_array_is_read_whole():
+    # ∇ of S(y)·Q(y), S = Σy by the primitive, Q = Σy²: its Jacobian is the Hessian of S·Q,
+    # H = 2(1xᵀ + x1ᵀ) + 2S·I, exactly what the same function without the primitive gives
+    p = scaled_sum(1.0)
+    h = lambda x: ad.gradient_r(lambda y: p(y) * np.sum(y * y))(x)
+    want = 2 * (np.add.outer(X3, X3)) + 2 * np.sum(X3) * np.eye(3)
+    for op in (ad.jacobian_f, ad.jacobian_r):
+        close(op(h)(X3), want, 1e-15, floor=1)
+    pull = lambda s: ad.vjp(p, X3)[1](s * s)                  # Jᵀ·s² = (s², s², s²)
+    assert ad.derivative(pull)(2.0).tolist() == [4.0, 4.0, 4.0]
+    # the pullback's derivative along the point: x ↦ Jᵀ(x)·(Σx) = (Σx)·1, slope 1 per entry
+    pull_x = lambda x: ad.vjp(p, x)[1](np.sum(x) * 1.0)
+    assert ad.jacobian_f(pull_x)(X3).tolist() == np.ones((3, 3)).tolist()
+
+
+@pytest.mark.parametrize("build", [lambda x: np.array([x[0] * x[1], x[0]]),
+                                   lambda x: np.asarray([x[0] * x[1], x[0]]),
+                                   lambda x: np.stack([x[0] * x[1], x[0]])],
+                         ids=["array", "asarray", "stack"])
+def test_arrays_built_from_perturbed_numbers_in_every_mode(build):
+    f = lambda x: np.sum(build(x) ** 2)                 # (x0·x1)² + x0²
+    x = np.array([2.0, 3.0])
+    grad = [2 * 2.0 * 3.0 ** 2 + 2 * 2.0, 2 * 2.0 ** 2 * 3.0]      # [40, 24]
+    hess = [[2 * 3.0 ** 2 + 2, 4 * 2.0 * 3.0], [4 * 2.0 * 3.0, 2 * 2.0 ** 2]]
+    assert ad.gradient_r(f)(x).tolist() == grad
+    assert ad.gradient_f(f)(x).tolist() == grad
+    for mode in ("fr", "rf", "rr", "ff"):
+        assert np.asarray(ad.hvp(f, x, np.array([1.0, 0.0]), mode=mode)).tolist() == \
+            [hess[0][0], hess[1][0]]
+    assert np.asarray(ad.hessian(f)(x)).tolist() == hess
+    g = lambda t: f(np.array([t, 3.0]))                 # Taylor: 9t² + t² = 10t², f″ = 20
+    assert ad.derivatives(g, 3)(2.0) == [40.0, 40.0, 20.0, 0.0]

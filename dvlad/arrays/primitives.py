@@ -359,4 +359,4 @@ for _op in (broadcast_to, reshape, _transpose, getitem, sum):
     _op.multilinear = True
 
 ARRAY_OPS.update(broadcast_to=broadcast_to, sum_to=sum_to, where=where, getitem=getitem,
-                 scatter=_scatter_constant_aware)
+                 scatter=_scatter_constant_aware, stack=stack, reshape=reshape)

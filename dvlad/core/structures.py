@@ -8,7 +8,7 @@ recurse; the tape sweep is the part that must never recurse.
 import numpy as np
 
 from . import base
-from .number import ADNumber
+from .number import ARRAY_OPS, ADNumber
 from .tags import NotDifferentiableError, StructureMismatchError
 
 _LEAF = None
@@ -87,6 +87,17 @@ def flatten_like(x, tree, who, against="the point"):
     return leaves
 
 
+def pack(x):
+    """An object array of numbers (plain or AD) as one array value, read as a whole: the stack
+    of its elements, reshaped.  numpy makes such arrays when code builds an array from AD numbers
+    (``np.full(shape, g)``, ``np.array([x0 * x1, x0])``); where one array is expected (a rule's
+    jvp or vjp result) every element counts, not the first."""
+    elements = list(x.flat)
+    if not any(isinstance(e, ADNumber) for e in elements):
+        return np.array(elements, dtype=float).reshape(x.shape)
+    return ARRAY_OPS["reshape"](ARRAY_OPS["stack"](elements), x.shape)
+
+
 def _mismatch(message):
     return StructureMismatchError(message + "; give them the same structure (dicts are paired "
                                             "by key)")
@@ -95,6 +106,8 @@ def _mismatch(message):
 def _flatten_like(x, tree, leaves, who, against, at):
     where = at or "the top"
     if tree is _LEAF:
+        if isinstance(x, np.ndarray) and x.dtype == object and all(map(is_number, x.flat)):
+            x = pack(x)
         if isinstance(x, (tuple, list, dict)) or (isinstance(x, np.ndarray) and x.dtype == object):
             raise _mismatch(f"{who} has a container at {where}, {against} a number")
         leaves.append(x)
