@@ -584,3 +584,21 @@ def test_arrays_built_from_perturbed_numbers_in_every_mode(build):
     assert np.asarray(ad.hessian(f)(x)).tolist() == hess
     g = lambda t: f(np.array([t, 3.0]))                 # Taylor: 9t² + t² = 10t², f″ = 20
     assert ad.derivatives(g, 3)(2.0) == [40.0, 40.0, 20.0, 0.0]
+
+
+# ---- mpmath's functions on a perturbed number -------------------------------------------------------
+
+@pytest.mark.parametrize("op", [ad.derivative, ad.gradient_r])
+def test_mpmath_functions_refuse_a_perturbed_number_and_name_dvlads(op):
+    for fn in (mpmath.sin, mpmath.exp, mpmath.sqrt):
+        with pytest.raises(ad.PerturbedConversionError, match=r"Use dvlad\.sin.*mpmath\.\*"):
+            op(fn)(mpmath.mpf(1))
+    # mpf arithmetic and comparisons with dvlad numbers still work (reflected operators)
+    with mpmath.workdps(30):
+        f = lambda x: mpmath.mpf(2) * x + x * mpmath.mpf(3) - mpmath.mpf(1) / x \
+            + (x * x if mpmath.mpf(2) < x else 2 * x)         # 2 + 3 + 1 + 2 at x = 1
+        assert op(f)(mpmath.mpf(1)) == 8
+        assert op(lambda x: mpmath.mpf(2) ** x)(mpmath.mpf(1)) == 2 * mpmath.log(2)
+    # a value whose derivative call has returned is a constant: mpmath takes it
+    escaped = ad.derivative(lambda x: (lambda: x))(1.0)()
+    assert mpmath.sin(escaped) == mpmath.sin(1.0)

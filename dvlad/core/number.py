@@ -15,6 +15,8 @@ rest of the protocol:
   on a number with a live perturbation: they would silently drop its derivative;
 - AD numbers are unhashable (``set``, ``lru_cache`` would merge two tangents).
 """
+import sys
+
 from .tags import PerturbedConversionError, alive
 
 
@@ -50,6 +52,18 @@ class ADNumber:
 
     def __float__(self):
         return float(_constant_or_raise(self, "float()"))
+
+    @property
+    def _mpmath_(self):
+        """mpmath's conversion hook: mpmath.sin(x) and the like convert their argument with it,
+        and a live perturbation is refused there, with a message saying to use dvlad.sin (which
+        takes mpf and keeps its precision).  The error is a TypeError, which mpf arithmetic
+        (``mpf * x``) catches to try x's reflected operator instead; mpf comparisons probe the
+        hook from ``mpf_convert_rhs``, where it is absent, for the same reason."""
+        if sys._getframe(1).f_code.co_name == "mpf_convert_rhs":
+            raise AttributeError("_mpmath_")
+        x = _constant_or_raise(self, "an mpmath function (mpmath.sin, mpmath.exp, ...)")
+        return lambda prec, rounding: x
 
     def __complex__(self):
         return complex(_constant_or_raise(self, "complex()"))
@@ -127,7 +141,8 @@ def _constant_or_raise(x, what):
         raise PerturbedConversionError(
             f"{what} of a number carrying perturbation {x.tag!r} (from a running "
             f"{x.tag.origin} call) would silently drop its derivative. Use dvlad.sin, dvlad.exp, "
-            f"... instead of math.*, or dvlad.primal(x) to strip the perturbation on purpose.")
+            f"... instead of math.* or mpmath.* (they take floats, numpy numbers and mpf, and "
+            f"keep mpf's precision), or dvlad.primal(x) to strip the perturbation on purpose.")
     return x
 
 
