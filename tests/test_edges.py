@@ -602,3 +602,27 @@ def test_mpmath_functions_refuse_a_perturbed_number_and_name_dvlads(op):
     # a value whose derivative call has returned is a constant: mpmath takes it
     escaped = ad.derivative(lambda x: (lambda: x))(1.0)()
     assert mpmath.sin(escaped) == mpmath.sin(1.0)
+
+
+@pytest.mark.parametrize("method, kw", [("sum", dict(where=np.array([True, False]))),
+                                        ("sum", dict(dtype=np.float32)),
+                                        ("mean", dict(dtype=np.float32)),
+                                        ("max", dict(initial=10.0)),
+                                        ("min", dict(where=np.array([True, False]), initial=0.0)),
+                                        ("prod", dict(initial=2.0)),
+                                        ("reshape", dict(order="F"))])
+def test_ndarray_methods_refuse_keywords_by_name(method, kw):
+    """x.sum(where=...) etc. on a tracked array: numpy's keyword is honoured or refused with a
+    named error, as for np.sum(x, where=...), never a TypeError from inside dvlad."""
+    args = ((2,),) if method == "reshape" else ()
+    f = lambda x: np.sum(getattr(x, method)(*args, **kw))
+    with pytest.raises(ad.NotDifferentiableError, match=next(iter(kw))):
+        ad.gradient_r(f)(np.array([1.0, 2.0]))
+
+
+def test_ndarray_reduction_methods_take_axis_and_keepdims():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    f = lambda x: np.sum(x.sum(axis=0) * np.arange(2.0)) + np.sum(x.max(1, keepdims=True)) \
+        + x.mean() + np.sum(x.prod(0))       # ∂: [0,1;0,1] + [0,1;0,1] + 1/4 + [3,4;1,2]
+    want = [[3.25, 6.25], [1.25, 4.25]]
+    assert ad.gradient_r(f)(x).tolist() == want and ad.gradient_f(f)(x).tolist() == want

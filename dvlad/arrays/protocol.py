@@ -182,6 +182,24 @@ def _getitem(self, idx):
     return A.getitem(self, idx)
 
 
+def _method(reduction, np_function):
+    """ndarray's method of a reduction: axis and keepdims directly, any other argument (dtype,
+    out, initial, where) through numpy's function, which honours it or refuses it by name."""
+    def method(self, *args, **kwargs):
+        if len(args) <= 1 and kwargs.keys() <= {"axis", "keepdims"} \
+                and not (args and "axis" in kwargs):
+            return reduction(self, args[0] if args else kwargs.get("axis"),
+                             kwargs.get("keepdims", False))
+        return np_function(self, *args, **kwargs)
+    method.__name__ = np_function.__name__
+    return method
+
+
+def _reshape(self, *shape, order="C"):
+    shape = shape[0] if len(shape) == 1 else shape
+    return A.reshape(self, shape) if order == "C" else np.reshape(self, shape, order=order)
+
+
 def _install(cls):
     cls.__array_ufunc__ = array_ufunc
     cls.__array_function__ = array_function
@@ -195,12 +213,12 @@ def _install(cls):
     cls.__getitem__ = _getitem
     cls.__matmul__ = LA.matmul
     cls.__rmatmul__ = lambda self, other: LA.matmul(other, self)
-    cls.sum = lambda self, axis=None, keepdims=False: A.sum(self, axis, keepdims)
-    cls.mean = lambda self, axis=None, keepdims=False: A.mean(self, axis, keepdims)
-    cls.prod = lambda self, axis=None, keepdims=False: A.prod(self, axis, keepdims)
-    cls.max = lambda self, axis=None, keepdims=False: A.amax(self, axis, keepdims)
-    cls.min = lambda self, axis=None, keepdims=False: A.amin(self, axis, keepdims)
-    cls.reshape = lambda self, *shape: A.reshape(self, shape[0] if len(shape) == 1 else shape)
+    cls.sum = _method(A.sum, np.sum)
+    cls.mean = _method(A.mean, np.mean)
+    cls.prod = _method(A.prod, np.prod)
+    cls.max = _method(A.amax, np.max)
+    cls.min = _method(A.amin, np.min)
+    cls.reshape = _reshape
     cls.transpose = lambda self, *axes: A.transpose(self, (axes[0] if len(axes) == 1 else axes)
                                                      or None)
     cls.swapaxes = A.swapaxes
