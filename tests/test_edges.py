@@ -626,3 +626,15 @@ def test_ndarray_reduction_methods_take_axis_and_keepdims():
         + x.mean() + np.sum(x.prod(0))       # ∂: [0,1;0,1] + [0,1;0,1] + 1/4 + [3,4;1,2]
     want = [[3.25, 6.25], [1.25, 4.25]]
     assert ad.gradient_r(f)(x).tolist() == want and ad.gradient_f(f)(x).tolist() == want
+
+
+def test_linear_rows_partials_vanish_only_at_zero_or_infinite_constants():
+    """structural_zero lets a finite nonzero constant through without evaluating the partial:
+    sound only if each linear row's partial (a function of the constant c) is nonzero there."""
+    from dvlad.core.rules import TABLE
+    rows = [(rule, i) for rule in TABLE for i, lin in enumerate(rule.linear) if lin]
+    assert {(rule.name, i) for rule, i in rows} == {("mul", 0), ("mul", 1), ("div", 0)}
+    for rule, i in rows:
+        for c in (1e-300, -2.5, 1.0, 3e300, -1.7e308, 5e-324):     # 1/c never underflows to 0
+            d = rule.partials[i](None, c, None) if i == 0 else rule.partials[i](c, None, None)
+            assert d != 0, (rule.name, i, c)

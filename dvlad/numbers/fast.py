@@ -73,7 +73,7 @@ def fast2(rule, prim, x, y):
     yin = (ty is Bundle or ty is TapeCell) and y.tag is tag
     px = x.primal if xin else x
     py = y.primal if yin else y
-    if xin != yin and rule.linear[0 if xin else 1] and structural_zero(rule, xin, px, py):
+    if xin != yin and rule.linear[not xin] and structural_zero(rule, xin, px, py):
         return rule.op(px, py)                  # structurally constant (0·x): partials.py
     bx, by = px, py
     while isinstance(bx, ADNumber):

@@ -217,14 +217,26 @@ def structural_zero(rule, xin, px, py):
     The result is then a constant for the tag: a zero that is *structural*, not computed, so
     that 0·√x at x = 0 has derivative 0 where IEEE arithmetic would give 0·∞ = nan.  (A zero
     computed at the point, -sin(√t) at t = 0, is not structural: its 0·∞ is a limit, left nan;
-    notes/conventions.md.)"""
+    notes/conventions.md.)
+
+    The partial of a row linear in an argument is a function of the other operand c alone; for
+    the rows of the table (mul: c, div: 1/c) it vanishes only where c is 0 or infinite
+    (tests/test_edges.py checks this of every linear row), so a finite nonzero scalar c, the
+    common case, costs two comparisons.  An array c is not scanned (an all-zero constant array
+    is rare): its lanes meet 0·∞ as nan."""
     i = 0 if xin else 1
     if not rule.linear[i]:
+        return False
+    c = py if xin else px
+    if type(c) is float or type(c) is int:
+        if c - c == 0 and c != 0:
+            return False
+    elif type(c) is np.ndarray:
         return False
     d = rule.partials[i](None, py, None) if xin else rule.partials[i](px, None, None)
     if isinstance(d, ADNumber):            # an older tag's perturbation: not a constant
         return False
-    return not d.any() if type(d) is np.ndarray else d == 0
+    return type(d) is not np.ndarray and d == 0
 
 
 class RowPrimitive:
@@ -266,7 +278,7 @@ class RowPrimitive:
             px, py = base.promote(px, py, strip)
         r = rule.op(px, py)
         dfx, dfy = rule.partials
-        if ins[0] != ins[1] and structural_zero(rule, ins[0], px, py):
+        if ins[0] != ins[1] and rule.linear[not ins[0]] and structural_zero(rule, ins[0], px, py):
             return r, (None, None)                  # a constant: see structural_zero
         return r, (dfx(px, py, r) if ins[0] else None, dfy(px, py, r) if ins[1] else None)
 
@@ -281,7 +293,7 @@ class RowPrimitive:
         rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins
-        if xin != yin and structural_zero(rule, xin, px, py):
+        if xin != yin and rule.linear[not xin] and structural_zero(rule, xin, px, py):
             return r, (None, None)                  # a constant: see structural_zero
         if kind is FORWARD:               # (forward maps never need the arguments' shapes)
             args = (px, py, r)
