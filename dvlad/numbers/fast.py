@@ -73,8 +73,13 @@ def fast2(rule, prim, x, y):
     yin = (ty is Bundle or ty is TapeCell) and y.tag is tag
     px = x.primal if xin else x
     py = y.primal if yin else y
-    if xin != yin and rule.linear[not xin] and structural_zero(rule, xin, px, py):
-        return rule.op(px, py)                  # structurally constant (0·x): partials.py
+    if xin != yin and rule.linear[not xin]:     # a constant 0 or ∞ may make it one (0·x:
+        c = py if xin else px                   # structural_zero, in partials.py)
+        tc = type(c)
+        if (c == 0 or c - c != 0 if tc is float or tc is int else
+                tc is not Bundle and tc is not TapeCell and tc is not ndarray
+                and not isinstance(c, ADNumber)) and structural_zero(rule, xin, px, py):
+            return rule.op(px, py)
     bx, by = px, py
     while isinstance(bx, ADNumber):
         bx = bx.primal
