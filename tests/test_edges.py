@@ -638,3 +638,43 @@ def test_linear_rows_partials_vanish_only_at_zero_or_infinite_constants():
         for c in (1e-300, -2.5, 1.0, 3e300, -1.7e308, 5e-324):     # 1/c never underflows to 0
             d = rule.partials[i](None, c, None) if i == 0 else rule.partials[i](c, None, None)
             assert d != 0, (rule.name, i, c)
+
+
+# ---- found by the differential fuzzer (tests/test_fuzz.py) ------------------------------------------
+
+def test_fixed_point_pairs_fs_dict_with_x0_by_key():
+    # v = u/2 + a, u = v/4 + 1 (f writes its dict in the other order): v* = (1/2 + a)/(7/8)
+    f = lambda a: (lambda p: {"v": 0.5 * p["u"] + a, "u": 0.25 * p["v"] + 1.0})
+    x0 = {"u": 0.0, "v": 0.0}
+    close(ad.fixed_point(f(1.0), x0), {"u": 0.25 * 1.5 / 0.875 + 1.0, "v": 1.5 / 0.875}, 4e-16)
+    for op in (ad.derivative, ad.gradient_r):
+        close(op(lambda a: ad.fixed_point(f(a), x0)["v"])(1.0), 1 / 0.875, 4e-16)
+    with pytest.raises(StructureMismatchError, match="missing"):
+        ad.fixed_point(lambda p: {"v": p["u"]}, x0)
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+def test_prod_next_to_a_tiny_element(mode):
+    """∂Π/∂x_k is the product of the others, computed without dividing by x_k: H·e₀ of Π x is
+    (0, x₂x₃, x₁x₃, x₁x₂) even when x₀ = -2.2e-16 (dividing, it was 0.0 or 0.5 for 0.304)."""
+    x = np.array([-2.2e-16, 0.7, 1.3, 0.4])
+    got = ad.hvp(np.prod, x, np.array([1.0, 0.0, 0.0, 0.0]), mode=mode)
+    close(got, [0.0, 1.3 * 0.4, 0.7 * 0.4, 0.7 * 1.3], 1e-15)
+
+
+def test_prod_gradient_where_the_product_underflows():
+    x = np.array([1e-200, 1e-200, 1e-200, 3.0])           # Π underflows to 0; ∂/∂x₃ = 1e-600 → 0
+    g = ad.gradient_r(np.prod)(x)
+    assert g.tolist() == [0.0, 0.0, 0.0, 0.0] and ad.gradient_f(np.prod)(x).tolist() == g.tolist()
+    y = np.array([1e-200, 1e200, 2.0, 3.0])                 # Π = 6: ∂/∂y₀ = 6e200, not r/y₀
+    close(ad.gradient_r(np.prod)(y), [6e200, 6e-200, 3.0, 2.0], 1e-15)
+    z = np.array([[0.0, 2.0, 0.0], [1.0, 2.0, 3.0]])       # zeros: products of the others
+    close(ad.gradient_r(lambda z: np.sum(np.prod(z, axis=1)))(z), [[0.0, 0.0, 0.0], [6, 3, 2]])
+
+
+def test_an_array_divided_by_a_python_zero_follows_numpy():
+    # numpy: x / 0.0 is inf, so is its partial 1 / 0.0 (it raised ZeroDivisionError in reverse)
+    with np.errstate(divide="ignore"):
+        for op in (ad.gradient_r, ad.gradient_f):
+            assert op(lambda x: np.sum(x / 0.0))(np.array([1.0, 2.0])).tolist() == [math.inf] * 2
+            assert op(lambda x: np.sum(x / 0.0))(np.zeros(0)).tolist() == []

@@ -332,20 +332,39 @@ amin = _extreme("amin", np.min)
 
 
 def _prod_partials(x, axis=None, keepdims=False):
-    # ∂/∂x_k of Π x is the product of the others.  Away from zeros that is r / x_k, which nests
-    # (r carries every derivative).  At a zero x_k it is the product with x_k replaced by 1,
-    # computed for each zero position (zeros are rare), so that its own derivatives (another
-    # zero in the slice) are right too.  All in dvlad's operations, so it nests.
-    base_x = strip(x)
-    zero = np.asarray(base_x == 0)
-    r = prod(x, axis, True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        d = where(zero, 0.0, r / where(zero, 1.0, x))
-    for p in (zip(*np.nonzero(zero)) if zero.ndim else [()] if zero else []):
-        at = np.zeros(zero.shape, dtype=bool)
-        at[p] = True
-        d = where(at, prod(where(at, 1.0, x), axis, True), d)
-    return (_Weighted(d, shape(x), axis, keepdims), None, None)
+    # ∂/∂x_k of Π x is the product of the others: no division (r / x_k cancels next to a tiny
+    # element in its own derivatives, and is 0/0 at a zero), in dvlad's operations, so it nests.
+    return (_Weighted(_others(x, axis), shape(x), axis, keepdims), None, None)
+
+
+def _others(x, axis):
+    """Π_{j≠k} x_j along ``axis`` (a tuple, or None for all), for each k: the exclusive prefix
+    product times the exclusive suffix product, each a log-depth scan of multiplications."""
+    shp = shape(x)
+    axes = _norm_axis(axis, len(shp))
+    rest = [a for a in range(len(shp)) if a not in axes]
+    order = rest + sorted(axes)
+    moved = transpose(x, order) if order != list(range(len(shp))) else x
+    m = builtins.int(np.prod([shp[a] for a in axes]))
+    if m == 0:
+        return x
+    flat = reshape(moved, tuple(shp[a] for a in rest) + (m,))
+    dtype = np.asarray(strip(x)).dtype
+    ones = np.ones(tuple(shp[a] for a in rest) + (1,), dtype if dtype.kind == "f" else float)
+    before = concatenate([ones, _scan(flat, m)[..., :m - 1]], -1)
+    after = concatenate([_scan(flat[..., ::-1], m)[..., m - 2::-1] if m > 1 else ones[..., :0],
+                         ones], -1)
+    e = reshape(before * after, tuple(shp[a] for a in order))
+    return transpose(e, list(np.argsort(order))) if order != list(range(len(shp))) else e
+
+
+def _scan(x, m):
+    """Inclusive prefix products along the last axis (length m), in ⌈log₂ m⌉ steps."""
+    k = 1
+    while k < m:
+        x = concatenate([x[..., :k], x[..., k:] * x[..., :m - k]], -1)
+        k *= 2
+    return x
 
 
 prod = _primitive("prod", lambda x, axis=None, keepdims=False: np.prod(x, axis=axis,

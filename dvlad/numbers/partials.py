@@ -210,6 +210,25 @@ class ElementwiseMap(LinearMap):
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 
+def numpy_constants(px, py, r):
+    """The operands as an array row's partials see them: a Python float or int constant becomes
+    a numpy scalar of the result's float type, so the partials follow numpy's IEEE arithmetic as
+    the value did (x / 0.0 at an array is inf, and so is its partial 1 / 0.0; in Python floats
+    that partial would raise ZeroDivisionError)."""
+    tx, ty = type(px), type(py)
+    if tx is float or tx is int or ty is float or ty is int:
+        b = r
+        while isinstance(b, ADNumber):
+            b = b.primal
+        kind = b.dtype.type if isinstance(b, (np.ndarray, np.generic)) \
+            and b.dtype.kind == "f" else np.float64
+        if tx is float or tx is int:
+            px = kind(px)
+        if ty is float or ty is int:
+            py = kind(py)
+    return px, py
+
+
 def structural_zero(rule, xin, px, py):
     """Whether a binary row, with only x in (``xin``; else only y), does not depend on it at all:
     the row is linear in that argument (``rule.linear``: mul, div's numerator) and the constant
@@ -231,9 +250,11 @@ def structural_zero(rule, xin, px, py):
     if type(c) is float or type(c) is int:
         if c - c == 0 and c != 0:
             return False
+        c = np.float64(c)              # numpy's 1 / 0.0 = inf, not ZeroDivisionError
     elif type(c) is np.ndarray:
         return False
-    d = rule.partials[i](None, py, None) if xin else rule.partials[i](px, None, None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = rule.partials[i](None, c, None) if xin else rule.partials[i](c, None, None)
     if isinstance(d, ADNumber):            # an older tag's perturbation: not a constant
         return False
     return type(d) is not np.ndarray and d == 0
@@ -290,6 +311,7 @@ class RowPrimitive:
         (mul's partials need no r; add's need nothing)."""
         rule = self.rule
         r = rule.op(px, py)
+        px, py = numpy_constants(px, py, r)
         rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins

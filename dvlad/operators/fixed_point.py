@@ -26,7 +26,7 @@ from ..core.base import MPF, zero_like
 from ..numbers.bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
-from ..core.structures import flatten, unflatten
+from ..core.structures import flatten, flatten_like, unflatten
 from ..modes.sweep import sweep_segment
 from ..core.tags import ArgumentError, FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
 from ..modes.taylor import series_of, tower_order
@@ -54,7 +54,7 @@ def fixed_point(f, x0, *, tol=None, max_iter=1000):
     start = [strip(a) for a in leaves]
 
     def F(xs):
-        ys, _ = flatten(f(unflatten(tree, xs)), "fixed_point's f(x)")
+        ys = flatten_like(f(unflatten(tree, xs)), tree, "fixed_point's f(x)", "its start x0")
         if len(ys) != len(xs):
             raise ValueError(f"fixed_point: f maps {len(xs)} numbers to {len(ys)}; "
                              f"it must return the structure it is given")

@@ -17,7 +17,7 @@ from ..modes.api import jvp, vjp
 from ..core.base import MPF
 from .matrices import _dot
 from ..core.number import strip
-from ..core.structures import flatten, unflatten
+from ..core.structures import flatten, flatten_like, unflatten
 
 __all__ = ["check_grads"]
 
@@ -68,13 +68,13 @@ def _random_like(structure, rng, who):
 
 def _axpy(a, u, x):
     xs, tree = flatten(x, "check_grads' input")
-    us, _ = flatten(u, "check_grads' direction")
+    us = flatten_like(u, tree, "check_grads' direction")
     return unflatten(tree, [xi + a * ui for xi, ui in zip(xs, us)])
 
 
 def _close(got, want, rtol, atol, what, order, extra=""):
-    gs, _ = flatten(got, "check_grads")
-    ws, _ = flatten(want, "check_grads")
+    ws, tree = flatten(want, "check_grads")
+    gs = flatten_like(got, tree, "check_grads")
     bad = []
     for g, w in zip(gs, ws):
         g, w = strip(g), strip(w)
