@@ -678,3 +678,15 @@ def test_an_array_divided_by_a_python_zero_follows_numpy():
         for op in (ad.gradient_r, ad.gradient_f):
             assert op(lambda x: np.sum(x / 0.0))(np.array([1.0, 2.0])).tolist() == [math.inf] * 2
             assert op(lambda x: np.sum(x / 0.0))(np.zeros(0)).tolist() == []
+
+
+@pytest.mark.parametrize("op", [ad.derivative, ad.gradient_r])
+def test_fixed_point_of_an_f_computing_in_float32_from_a_python_float(op):
+    """The tolerance follows the type f computes in (float32 here), not x0's (a Python float):
+    the iteration stalled 1 float32 ulp above float64's tolerance and raised FixedPointError."""
+    g = lambda a: ad.fixed_point(lambda x: np.float32(0.5) * ad.cos(x) + a, 0.0)
+    a = np.float32(0.3)
+    x = g(a)
+    assert type(x) is np.float32 and abs(x - (0.5 * math.cos(x) + 0.3)) < 2e-7
+    d = op(g)(a)                                            # dx/da = 1 / (1 + sin(x)/2)
+    assert type(d) is np.float32 and abs(d - 1 / (1 + 0.5 * math.sin(x))) < 1e-6
