@@ -690,3 +690,15 @@ def test_fixed_point_of_an_f_computing_in_float32_from_a_python_float(op):
     assert type(x) is np.float32 and abs(x - (0.5 * math.cos(x) + 0.3)) < 2e-7
     d = op(g)(a)                                            # dx/da = 1 / (1 + sin(x)/2)
     assert type(d) is np.float32 and abs(d - 1 / (1 + 0.5 * math.sin(x))) < 1e-6
+
+
+def test_taylor_through_a_where_whose_branch_no_lane_takes():
+    """Issue #16's where with a structural-zero branch (None partial) in Taylor mode: it raised
+    NotDifferentiableError from inside the tower derivation (found by the fuzzer)."""
+    s, c = math.sin(0.5), math.cos(0.5)
+    f = lambda t: np.sum(np.where(np.array([True, True]), np.sin(t * np.ones(2)), 0.0)[1:])
+    close(ad.derivatives(f, 3)(0.5), [s, c, -s, -c], 1e-15)
+    h = lambda t: np.sum(np.where(np.array([False, False]), np.sin(t * np.ones(2)), t * t))
+    assert ad.derivatives(h, 2)(0.5) == [0.5, 2.0, 4.0]
+    g = lambda t: np.sum(np.clip(t * np.array([1.0, 2.0]), -10.0, 10.0))
+    assert ad.derivatives(g, 2)(0.5) == [1.5, 3.0, 0.0]

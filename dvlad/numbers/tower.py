@@ -310,10 +310,12 @@ def tower_n(op, partials, args, ins, tag, with_result):
     ds = partials(*low, r=op(*low)) if with_result else partials(*low)
     p = None
     for i, c, d in zip(ins, coeffs, ds):
-        if i:
+        if i and d is not None:                # None: no dependence (a structural zero)
             t = make_tower(tag, [(j + 1) * cj for j, cj in enumerate(c[1:])])
             term = d * t                       # J·t for a LinearMap, as in forward mode
             p = term if p is None else p + term
+    if p is None:                              # the value depends on no argument here
+        return z0
     q = _series_of(p, tag, n - 1)
     return make_tower(tag, [z0] + [c if _zero(c) else c / m for m, c in enumerate(q, 1)])
 
