@@ -702,3 +702,13 @@ def test_taylor_through_a_where_whose_branch_no_lane_takes():
     assert ad.derivatives(h, 2)(0.5) == [0.5, 2.0, 4.0]
     g = lambda t: np.sum(np.clip(t * np.array([1.0, 2.0]), -10.0, 10.0))
     assert ad.derivatives(g, 2)(0.5) == [1.5, 3.0, 0.0]
+
+
+def test_taylor_towers_through_a_fixed_point_whose_coefficients_stall_in_noise():
+    """The coefficients' iteration stalled at 8 tol (rounding in c₁² terms) and raised
+    FixedPointError; nested derivatives (and mpmath) give f″(1) = -8.778404991031124."""
+    f = lambda x: ad.fixed_point(lambda y: 0.5 * ad.cos(y) + 6.4 * x, 0.0)
+    nested = [ad.derivative(f)(1.0), ad.derivative(ad.derivative(f))(1.0),
+              ad.derivative(ad.derivative(ad.derivative(f)))(1.0)]
+    close(nested[1], -8.778404991031124, 1e-15)
+    close(ad.derivatives(f, 3)(1.0)[1:], nested, 1e-14)
