@@ -712,3 +712,33 @@ def test_taylor_towers_through_a_fixed_point_whose_coefficients_stall_in_noise()
               ad.derivative(ad.derivative(ad.derivative(f)))(1.0)]
     close(nested[1], -8.778404991031124, 1e-15)
     close(ad.derivatives(f, 3)(1.0)[1:], nested, 1e-14)
+
+
+# ---- one type per derivative, whatever the mode (found by the fuzzer) -------------------------------
+
+def test_a_float32_point_through_float64_arithmetic_has_one_precision():
+    """The derivative has the computation's precision in every mode: a float64 partial (a float64
+    constant array) no longer narrows a float32 tangent to float32 in forward mode."""
+    f = lambda x: np.sum(np.sin(x) * np.array([0.3, 0.2]))
+    x, u = np.array([1.0, 2.0], dtype=np.float32), np.ones(2, dtype=np.float32)
+    kinds = {ad.gradient_r(f)(x).dtype, ad.gradient_f(f)(x).dtype, ad.jacobian_f(f)(x).dtype,
+             ad.jacobian_r(f)(x).dtype, np.asarray(ad.jvp(f, x, u)[1]).dtype}
+    kinds |= {ad.hvp(f, x, u, m).dtype for m in ("fr", "rf", "rr", "ff")}
+    assert kinds == {np.dtype(np.float64)}
+    g = lambda x: np.sum(np.maximum(x, 1.5) * x)        # float32 throughout: stays float32
+    assert ad.gradient_r(g)(x).dtype == ad.gradient_f(g)(x).dtype == np.float32
+
+
+def test_derivatives_at_a_0d_array_point_are_0d_arrays():
+    x = np.array(0.5)
+    for f, want in ((lambda x: x * x, 1.0), (lambda x: x + 0.0, 1.0), (lambda x: 3, 0.0)):
+        for got in (ad.gradient_r(f)(x), ad.gradient_f(f)(x), ad.vjp(f, x)[1](1.0)):
+            assert type(got) is np.ndarray and got.shape == () and got == want
+
+
+def test_derivatives_of_a_constant_are_float():
+    x = np.array([1.0, 2.0])
+    for op in (ad.gradient_r, ad.gradient_f):
+        g = op(lambda x: 3)(x)
+        assert g.dtype == np.float64 and g.tolist() == [0.0, 0.0]
+    assert ad.jvp(lambda x: 3, x, x) == (3, 0.0) and type(ad.jvp(lambda x: 3, x, x)[1]) is float

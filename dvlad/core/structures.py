@@ -98,6 +98,22 @@ def pack(x):
     return ARRAY_OPS["reshape"](ARRAY_OPS["stack"](elements), x.shape)
 
 
+def like_leaf(value, leaf):
+    """A derivative with respect to ``leaf`` in leaf's form: a plain number where leaf is an
+    array (a 0-d one included) becomes an array of leaf's shape (structures in, same structures
+    out), and an integer or bool one a float (derivatives are real: ∂3/∂x is 0.0, not 0)."""
+    if isinstance(value, ADNumber):
+        return value
+    t = type(value)
+    if t is int or t is bool or isinstance(value, (np.integer, np.bool_)):
+        value = float(value)
+    elif isinstance(value, np.ndarray) and value.dtype.kind in "iub":
+        value = value.astype(float)
+    if isinstance(leaf, np.ndarray) and not isinstance(value, np.ndarray):
+        return np.asarray(value)
+    return value
+
+
 def _mismatch(message):
     return StructureMismatchError(message + "; give them the same structure (dicts are paired "
                                             "by key)")

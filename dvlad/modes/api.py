@@ -13,18 +13,8 @@ from ..core.base import one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
 from ..numbers.partials import SEEDS
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import (
-    describe,
-    flatten,
-    as_real,
-    direction_like,
-    flatten_like,
-    in_object_array,
-    is_number,
-    leaf,
-    map_leaves,
-    unflatten,
-)
+from ..core.structures import (as_real, describe, direction_like, flatten, flatten_like,
+                               in_object_array, is_number, leaf, like_leaf, map_leaves, unflatten)
 from .sweep import left_out, structural, sweep
 from ..core.switch import REFERENCE
 from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
@@ -147,7 +137,7 @@ def _tangent(u, tag, zero):
     """u's tangent for tag; a constant array's is zeros of its own shape."""
     t = tangent_of(u, tag, zero)
     if t is zero and np.shape(strip(u)) != np.shape(zero):
-        return zero_like(strip(u))
+        return like_leaf(zero_like(strip(u)), None)
     return t
 
 
@@ -300,7 +290,7 @@ def sensitivities(rec, bars, consume=False):
 
 def _gradient_of(rec, bars, consume=False):
     sens = sensitivities(rec, bars, consume)
-    out = [zero_like(strip(a)) if sens[c.index] is None else sens[c.index]
+    out = [like_leaf(zero_like(strip(a)) if sens[c.index] is None else sens[c.index], a)
            for c, a in zip(rec.cells, rec.leaves)]
     return unflatten(rec.tree, _own(out, bars))
 

@@ -51,8 +51,9 @@ def _times(d, t, args=None):
         return _mul(d, t)
     tt = type(t)
     if type(d) is np.ndarray and tt is np.ndarray and d.dtype != t.dtype \
-            and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize:
-        d = d.astype(t.dtype)
+            and t.dtype.kind == "f" and d.dtype.itemsize > t.dtype.itemsize \
+            and (args is None or _widest(args) <= t.dtype.itemsize):
+        d = d.astype(t.dtype)       # (with an argument as wide as d, d is genuinely so: kept)
     fresh = args is not None and _fresh(d, args)
     if tt is np.ndarray and t.ndim and t.size and not any(t.strides):    # t is one number, broadcast
         t0 = t.reshape(-1)[0]
@@ -90,6 +91,16 @@ def _times(d, t, args=None):
 
 
 _mul, _neg, _add, _sub = pool.times, pool.negative, pool.plus, pool.minus
+
+
+def _widest(args):
+    """The widest float itemsize among the numpy arguments a partial was computed from."""
+    size = 0
+    for a in args:
+        b = _base_of(a)
+        if isinstance(b, (np.ndarray, np.generic)) and b.dtype.kind == "f":
+            size = max(size, b.dtype.itemsize)
+    return size
 
 # The ids of the array directions a forward operator is seeding with right now (modes/api.py):
 # their zero lanes are structural (an input the direction leaves alone), so a partial's ∞ there

@@ -21,7 +21,7 @@ from ..modes.api import (
 from ..core.base import one_like, zero_like
 from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..numbers.bundle import make_bundle
-from ..core.structures import flatten, flatten_like, unflatten
+from ..core.structures import flatten, flatten_like, like_leaf, unflatten
 from ..core.tags import FORWARD, ArgumentError, new_tag
 
 
@@ -62,8 +62,8 @@ class _GradientF(Applied):
             value, slope = _forward(f, x, e, "gradient_f")
             _scalar(value, "gradient_f's function value")
             parts[j].append(slope)
-        return _or_other_mode(unflatten(tree, [_assemble(p, (), np.shape(strip(a)), -1)
-                                               for p, a in zip(parts, leaves)]),
+        return _or_other_mode(unflatten(tree, [like_leaf(_assemble(p, (), np.shape(strip(a)), -1),
+                                                         a) for p, a in zip(parts, leaves)]),
                               lambda: gradient_r(f)(x))
 
 
