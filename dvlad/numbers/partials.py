@@ -34,7 +34,13 @@ def _times(d, t, args=None):
       (:func:`structural_zero`, where's branches, zero cotangents): notes/conventions.md.
     """
     if SEEDS and type(t) is np.ndarray and id(t) in SEEDS:
-        return _from_seed(d, t)
+        with np.errstate(invalid="ignore"):
+            return _from_seed(_product(d, t, args), t)
+    return _product(d, t, args)
+
+
+def _product(d, t, args):
+    """:func:`_times` but for seeds."""
     if type(d) is float:
         if d == 1.0:
             return t
@@ -108,10 +114,8 @@ def _widest(args):
 SEEDS = set()
 
 
-def _from_seed(d, t):
-    """d·t for a seed t: lanes where t is 0 are 0 whatever d is there (see SEEDS)."""
-    with np.errstate(invalid="ignore"):
-        c = d * t
+def _from_seed(c, t):
+    """c = d·t for a seed t, with the lanes where t is 0 made 0 whatever d is there (SEEDS)."""
     b = _base_of(c)
     if type(b) is not np.ndarray or math.isfinite(np.add.reduce(b, axis=None)):
         return c
