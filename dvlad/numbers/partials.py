@@ -231,15 +231,18 @@ def numpy_constants(px, py, r):
     the value did (x / 0.0 at an array is inf, and so is its partial 1 / 0.0; in Python floats
     that partial would raise ZeroDivisionError)."""
     tx, ty = type(px), type(py)
-    if tx is float or tx is int or ty is float or ty is int:
+    # (only a 0 or ∞ constant can raise in Python arithmetic where numpy would not; others keep
+    # their Python type, which the pooled paths and the ±1 shortcuts test for)
+    if (tx is float or tx is int) and not (px - px == 0 and px != 0) \
+            or (ty is float or ty is int) and not (py - py == 0 and py != 0):
         b = r
         while isinstance(b, ADNumber):
             b = b.primal
         kind = b.dtype.type if isinstance(b, (np.ndarray, np.generic)) \
             and b.dtype.kind == "f" else np.float64
-        if tx is float or tx is int:
+        if (tx is float or tx is int) and not (px - px == 0 and px != 0):
             px = kind(px)
-        if ty is float or ty is int:
+        if (ty is float or ty is int) and not (py - py == 0 and py != 0):
             py = kind(py)
     return px, py
 
