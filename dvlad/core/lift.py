@@ -103,7 +103,7 @@ def lift_many(prim, leaves):
 
 
 def one_level_down(prim, tag, r, partials):
-    """(Called for primitives that are not rows.)  Check that a user or array primitive's value and partials, computed at its arguments'
+    """(Called for user primitives: ``prim.closure_check``.)  Check that a user primitive's value and partials, computed at its arguments'
     primals, carry no layer of the tag being lifted.  One that does closed over a variable that
     this derivative is perturbing (``primitive(lambda x: x * a, ...)`` inside a derivative over
     a): its part through the closure would be lost or confused with the argument's."""

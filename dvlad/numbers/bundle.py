@@ -107,14 +107,14 @@ def lift(prim, tag, args, ins):
     if n == 1:
         x = args[0]
         r, (d,) = prim.at((x.primal,), ins, FORWARD)
-        if prim.rule is None:
+        if prim.closure_check:
             one_level_down(prim, tag, r, (d,))
         return make_bundle(tag, r, _plus_term(None, d, x.tangent))
     if n == 2:
         x, y = args
         xin, yin = ins
         r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, FORWARD)
-        if prim.rule is None:
+        if prim.closure_check:
             one_level_down(prim, tag, r, (dx, dy))
         if dx is None and dy is None:           # structurally constant (0·x): partials.py
             return r
@@ -124,7 +124,7 @@ def lift(prim, tag, args, ins):
         t = _plus_term(None, dx, x.tangent) if xin else None
         return make_bundle(tag, r, _plus_term(t, dy, y.tangent))
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, FORWARD)
-    if prim.rule is None:
+    if prim.closure_check:
         one_level_down(prim, tag, r, ds)
     t = None
     for a, i, d in zip(args, ins, ds):

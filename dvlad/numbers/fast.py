@@ -22,7 +22,7 @@ from ..core.lift import lift
 from ..core.number import ARRAY_OPS, ADNumber
 from ..core.tags import FORWARD, newer
 from .bundle import Bundle, _scaled, make_bundle
-from .partials import _add, _shape, _sub, _times, numpy_constants, structural_zero
+from .partials import _PYTHON, _add, _shape, _sub, _times, numpy_constants, structural_zero
 from .tape import TapeCell, make_cell
 
 
@@ -116,7 +116,9 @@ def _forward_arrays(rule, tag, x, y, xin, yin, px, py):
     compute it, without the maps: each partial times its tangent (:func:`_times`), a partial of
     −1 a subtraction, the sum broadcast to the result's shape."""
     r = rule.op(px, py)
-    px, py = numpy_constants(px, py, r)
+    if type(px) in _PYTHON and (px == 0 or px - px != 0) \
+            or type(py) in _PYTHON and (py == 0 or py - py != 0):
+        px, py = numpy_constants(px, py, r)
     dfx, dfy = rule.array_partials
     args = (px, py, r)
     if xin:

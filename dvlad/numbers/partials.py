@@ -19,7 +19,7 @@ from .tape import LinearMap, Negated, TapeCell
 from .tower import Tower
 
 
-def _times(d, t, args=None):
+def _times(d, t, args=None, seed=True):
     """d·t, the partial times a tangent (or sensitivity), with as few numpy passes as it can.
 
     - A partial of ±1 (add, sub, neg) costs no pass (or a negation).
@@ -33,14 +33,9 @@ def _times(d, t, args=None):
       x = 0), and then the product's limit is not 0.  Structural zeros are kept out before this
       (:func:`structural_zero`, where's branches, zero cotangents): notes/conventions.md.
     """
-    if SEEDS and type(t) is np.ndarray and id(t) in SEEDS:
+    if SEEDS and seed and type(t) is np.ndarray and id(t) in SEEDS:
         with np.errstate(invalid="ignore"):
-            return _from_seed(_product(d, t, args), t)
-    return _product(d, t, args)
-
-
-def _product(d, t, args):
-    """:func:`_times` but for seeds."""
+            return _from_seed(_times(d, t, args, False), t)
     if type(d) is float:
         if d == 1.0:
             return t
@@ -225,6 +220,9 @@ class ElementwiseMap(LinearMap):
         return c if _shape(c) == self.shape else ARRAY_OPS["sum_to"](c, self.shape)
 
 
+_PYTHON = {float, int}
+
+
 def numpy_constants(px, py, r):
     """The operands as an array row's partials see them: a Python float or int constant becomes
     a numpy scalar of the result's float type, so the partials follow numpy's IEEE arithmetic as
@@ -283,6 +281,7 @@ class RowPrimitive:
     :mod:`dvlad.core.lift`)."""
 
     __slots__ = ("rule", "name")
+    closure_check = False
 
     def __init__(self, rule):
         self.rule, self.name = rule, rule.name
@@ -329,7 +328,9 @@ class RowPrimitive:
         (mul's partials need no r; add's need nothing)."""
         rule = self.rule
         r = rule.op(px, py)
-        px, py = numpy_constants(px, py, r)
+        if type(px) in _PYTHON and (px == 0 or px - px != 0) \
+                or type(py) in _PYTHON and (py == 0 or py - py != 0):
+            px, py = numpy_constants(px, py, r)
         rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins
@@ -357,12 +358,13 @@ class GivenPrimitive:
     ``partials(*primals, r=value)`` with ``with_result``, for partials that reuse the value, as
     solve's do).  (The primitive interface of :mod:`dvlad.core.lift`.)"""
 
-    __slots__ = ("op", "partials", "with_result", "name")
+    __slots__ = ("op", "partials", "with_result", "name", "closure_check")
     rule = None
 
-    def __init__(self, op, partials, with_result=False):
+    def __init__(self, op, partials, with_result=False, closure_check=False):
         self.op, self.partials, self.with_result = op, partials, with_result
         self.name = op.__name__
+        self.closure_check = closure_check      # a user's primitive: see core.lift.one_level_down
 
     def value(self, *primals):
         return self.op(*primals)

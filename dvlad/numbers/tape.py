@@ -294,20 +294,20 @@ def lift(prim, tag, args, ins):
     if n == 1:
         x = args[0]
         r, ds = prim.at((x.primal,), ins, REVERSE)
-        if prim.rule is None:
+        if prim.closure_check:
             one_level_down(prim, tag, r, ds)
         return make_cell(tag, r, (x, ds[0]))
     if n == 2:
         x, y = args
         xin, yin = ins
         r, (dx, dy) = prim.at((x.primal if xin else x, y.primal if yin else y), ins, REVERSE)
-        if prim.rule is None:
+        if prim.closure_check:
             one_level_down(prim, tag, r, (dx, dy))
         if dx is None and dy is None:           # structurally constant (0·x): partials.py
             return r
         return make_cell(tag, r, ((x, dx, y, dy) if yin else (x, dx)) if xin else (y, dy))
     r, ds = prim.at([a.primal if i else a for a, i in zip(args, ins)], ins, REVERSE)
-    if prim.rule is None:
+    if prim.closure_check:
         one_level_down(prim, tag, r, ds)
     links = ()
     for a, i, d in zip(args, ins, ds):

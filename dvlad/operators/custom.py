@@ -34,7 +34,7 @@ def primitive(f, partials, name=None):
         return f(*args)
     op.__name__ = op.__qualname__ = name or getattr(f, "__name__", "primitive")
     op.__doc__ = f"user-defined primitive {op.__name__}, differentiable in every mode"
-    prim = GivenPrimitive(op, partials)
+    prim = GivenPrimitive(op, partials, closure_check=True)
     return op
 
 
