@@ -114,12 +114,6 @@ KNOWN_BUGS = {
     # 1/(1 + exp(y - x)) raise OverflowError for Python floats with |x - y| > 709.  While known,
     # these rows are called only within OVERFLOW_SAFE of 0 (|x - y| for the binary ones).
     "overflow inside partials": 12,
-    # Bug 13 (from 0767286, "0·∞ in the chain rule"): Taylor over reverse over anything
-    # (nth_derivative(gradient_r(derivative(f)), 1)) of a fixed point closing over a value
-    # with a zero derivative (x - x, minimum(x, -2.5)) raises TagOrderError "a live tape cell
-    # of the newer ε reached the result of ε; please report this as a dvlad bug".  Scalar
-    # programs with a fixed point leave out the third-order nestings TR?.
-    "Taylor over reverse over a fixed point": 13,
     # Found and fixed since ca4e6b6, fuzzed again since (their regression tests are dvlad's):
     # 1, fixed_point's tolerance from x0's type when f computes in float32 (4f047e2); 2,
     # fixed_point paired f's dict result with x0 by position (0e3f02a); 3, Taylor coefficients
@@ -127,7 +121,9 @@ KNOWN_BUGS = {
     # mode: float32 against float64, a 0-d point, gradient_f of a constant (6101d18, 98629bf:
     # what is left is bug 4 above); 7, reverse mode over an array divided by a Python 0.0
     # (0e3f02a); 8, np.prod's partials r / x_k (0e3f02a); 9, Taylor mode through a where with
-    # one condition in every lane (9a7965c, a regression from 0767286).
+    # one condition in every lane (9a7965c, a regression from 0767286); 13, Taylor over reverse
+    # over a fixed point whose f's first value left out a newer tag (0·x): fixed_point now
+    # restarts with it known (its test in tests/test_fuzz.py passes).
 }
 
 

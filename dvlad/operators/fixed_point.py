@@ -161,6 +161,7 @@ def _fix(F, x, tol, max_iter, what, known, at_least):
 
         def tangent_step(tau):
             ys = F([make_bundle(tag, a, t) for a, t in zip(xp, tau)])
+            _no_newer(ys, tag)
             return [tangent_of(v, tag, z) for v, z in zip(ys, zeros)]
         older = [t for t in known if t is not tag]     # the tangent carries no tag itself
         tau = _fix(tangent_step, zeros, tol, max_iter, f"the tangent for {tag!r}", older, 0)
@@ -168,6 +169,15 @@ def _fix(F, x, tol, max_iter, what, known, at_least):
     if tag.kind is TAYLOR:
         return _tower_fix(F, xp, y, tag, tol, max_iter, known)
     return _adjoint_cells(F, xp, tag, tol, max_iter)
+
+
+def _no_newer(ys, tag):
+    """A live tag newer than the one being peeled showed up in f's values only now (f's first
+    value did not carry it: it branched, or a product with a constant 0 left it out): start
+    again with it known, so that it is peeled first."""
+    t = newest_tag(ys)
+    if t is not None and t is not tag and t.live and newer(t, tag) is t:
+        raise _TagAppeared(t)
 
 
 def _tower_fix(F, xp, y, tag, tol, max_iter, known):
@@ -185,7 +195,9 @@ def _tower_fix(F, xp, y, tag, tol, max_iter, known):
 
     def series_step(cs):
         out = []
-        for v in F(towers(cs)):
+        ys = F(towers(cs))
+        _no_newer(ys, tag)
+        for v in ys:
             out += series_of(v, tag, n)[1:]
         return [z if c is ZERO else c for c, z in zip(out, zeros)]
     zeros = [zero_like(strip(a)) for a in xp for _ in range(n)]
