@@ -115,7 +115,8 @@ KNOWN_BUGS = {
     # these rows are called only within OVERFLOW_SAFE of 0 (|x - y| for the binary ones).
     "overflow inside partials": 12,
     # Found and fixed since ca4e6b6, fuzzed again since (their regression tests are dvlad's):
-    # 1, fixed_point's tolerance from x0's type when f computes in float32 (4f047e2); 2,
+    # 1, fixed_point's tolerance from x0's type when f computes in float32 (4f047e2), and from
+    # the first component only (a float32 pair: the least precise component now counts); 2,
     # fixed_point paired f's dict result with x0 by position (0e3f02a); 3, Taylor coefficients
     # through a fixed point stalled above the tolerance (c443d58); 4-6, derivative types by
     # mode: float32 against float64, a 0-d point, gradient_f of a constant (6101d18, 98629bf:
@@ -905,6 +906,8 @@ class Builder:
         if not scalars:
             return None
         k = draw(st.integers(0, len(FIXED) - 1))
+        if k in (2, 3) and self.shared.float32 and "fixed_point of a float32 pair" in KNOWN_BUGS:
+            k = 0
         form, oracle = FIXED[k]
         a, b = self.variable(scalars), self.variable(scalars)
         fill = dict(a=a, b=b, c=draw(st.sampled_from([0.25, 0.5, -0.4])),

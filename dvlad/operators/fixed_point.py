@@ -110,12 +110,12 @@ def _gauss_solve(a, b):
 def _default_tol(xs, ys):
     if any(type(v) is MPF for v in xs + ys):
         return 2 * mpmath.mp.eps
-    # the iterates are f's values: its type sets the precision (f computing in float32 from a
-    # Python float x0 cannot reach float64's tolerance)
-    x = strip(ys[0]) if ys else xs[0] if xs else 0.0
-    if isinstance(x, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(x).dtype, np.floating):
-        return 2 * float(np.finfo(np.asarray(x).dtype).eps)
-    return 2 * 2.220446049250313e-16
+    # the iterates are f's values: the least precise float type among them sets the precision
+    # (f computing in float32, in any component, from a Python-float x0 cannot reach float64's)
+    eps = [float(np.finfo(np.asarray(v).dtype).eps) for v in (ys or xs)
+           if isinstance(v, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(v).dtype,
+                                                                       np.floating)]
+    return 2 * max(eps, default=2.220446049250313e-16)
 
 
 class _TagAppeared(Exception):
