@@ -86,7 +86,6 @@ from support import assert_plain, close
 LIMIT = 1e3          # |value| and |derivatives| (orders 1-3) of each row at its arguments
 MARGIN = 1e-9        # a tie or a jump this close (relatively) leaves the truth out
 TRUTH_DPS = 30
-OVERFLOW_SAFE = 30.0       # see KNOWN_BUGS 12
 KINDS = ("scalar", "struct", "array")
 
 # Constructs left out of the generated set because they hit a dvlad bug: each entry names the
@@ -104,16 +103,6 @@ KNOWN_BUGS = {
     # other operator, and jacobian_f at a nonempty one, with it as float64): np.sum(x - x)
     # raises numpy's TypeError.  Skipped for empty int and bool arrays.
     "jacobian_f at an empty bool array": 10,
-    # Bug 11: atan2's partials y/(x² + y²) divide by an underflowed x² + y²: at x = y = 1e-170
-    # derivative and gradient_r raise ZeroDivisionError (arrays: inf) for 5e169.  Nothing to
-    # keep out: the generator never calls a row whose derivatives exceed LIMIT.
-    "atan2 partials underflow": 11,
-    # Bug 12: partials that overflow inside: tanh′ = 1/cosh²(x) has nan second and third
-    # derivatives (forward, Taylor; reverse gives -0.0) for |x| > 355 (float64) or > 44
-    # (float32), where the truth is tiny; logaddexp's and logaddexp2's partials
-    # 1/(1 + exp(y - x)) raise OverflowError for Python floats with |x - y| > 709.  While known,
-    # these rows are called only within OVERFLOW_SAFE of 0 (|x - y| for the binary ones).
-    "overflow inside partials": 12,
     # Found and fixed since ca4e6b6, fuzzed again since (their regression tests are dvlad's):
     # 1, fixed_point's tolerance from x0's type when f computes in float32 (4f047e2), and from
     # the first component only (a float32 pair: the least precise component now counts); 2,
@@ -124,7 +113,10 @@ KNOWN_BUGS = {
     # (0e3f02a); 8, np.prod's partials r / x_k (0e3f02a); 9, Taylor mode through a where with
     # one condition in every lane (9a7965c, a regression from 0767286); 13, Taylor over reverse
     # over a fixed point whose f's first value left out a newer tag (0·x): fixed_point now
-    # restarts with it known (its test in tests/test_fuzz.py passes).
+    # restarts with it known (its test in tests/test_fuzz.py passes); 11, atan2's partials
+    # divided by an underflowed x² + y² (now y/h/h, h = hypot(x, y)); 12, partials that overflowed
+    # inside: tanh′ = 1/cosh² x (nan tanh″ for |x| > 355) and logaddexp's 1/(1 + exp(y − x))
+    # (OverflowError): both rewritten, their tests in tests/test_edges.py.
 }
 
 
@@ -158,7 +150,6 @@ class Row:
 
 
 ROWS = [Row(rule) for rule in TABLE]
-OVERFLOWING = {"tanh", "logaddexp", "logaddexp2"}        # KNOWN_BUGS 12
 ROW = {row.name: row for row in ROWS}
 
 
@@ -166,9 +157,6 @@ def _tame(row, args):
     """Is the row finite with |f| ≤ LIMIT near args (floats), and (if smooth) are its first
     three derivatives in each argument at most LIMIT there?  Rounding errors grow with them:
     this keeps the programs' rounding far below the tolerances."""
-    if "overflow inside partials" in KNOWN_BUGS and row.name in OVERFLOWING and \
-            abs(args[0] - (args[1] if len(args) > 1 else 0)) > OVERFLOW_SAFE:
-        return False
     # steps relative to the arguments: a domain edge at any scale shows up (log near 0)
     steps = [1e-3 * max(1e-3, abs(a)) for a in args]
     try:
@@ -758,10 +746,6 @@ class Builder:
         if wrapped:
             point = draw(st.sampled_from(row.points))
             squash = draw(st.sampled_from(["sin", "cos", "tanh"]))
-            if squash == "tanh" and "overflow inside partials" in KNOWN_BUGS and \
-                    any(np.any(np.abs(np.asarray(v, dtype=float)) > OVERFLOW_SAFE)
-                        for v in values):
-                squash = "sin"
             inside = []
             for (text, oracle), p in zip(args, point):
                 r = round(0.2 * max(0.1, min(1.0, abs(p))), 3)

@@ -9,7 +9,7 @@ import pytest
 
 import dvlad as ad
 from dvlad import ArgumentError, DvladError, StructureMismatchError
-from support import close
+from support import close, nest
 
 # ---- dicts are paired by key, never by insertion order -------------------------------------------
 
@@ -180,6 +180,86 @@ def test_tanh_derivatives_far_from_zero(x):
     close(ds[2], d2, rel=1e-13)
     g = ad.gradient_r(lambda v: np.sum(np.tanh(v)))(np.array([x, x]))
     close(g, np.array([float(d1)] * 2), rel=1e-14)
+
+
+def _tanh_truth(x, k):
+    mpmath.mp.dps = 50
+    return mpmath.diff(mpmath.tanh, mpmath.mpf(x), k)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.3, -0.49, 0.5, 0.51, -3.0, 30.0, 400.0, -400.0, 800.0])
+@pytest.mark.parametrize("modes", ["FF", "FR", "RF", "RR", "FFF", "RFR"])
+def test_tanh_higher_derivatives_everywhere(x, modes):
+    """tanh′ written so that nothing overflows inside it (1/cosh² x overflowed at |x| > 355:
+    nan second derivatives where the truth underflows); both branches of the partial, in every
+    nesting, agree with mpmath."""
+    k = len(modes)
+    want = _tanh_truth(x, k)
+    got = nest(ad.tanh, modes)(x)
+    close(got, want, rel=1e-13, abs_=1e-300)
+
+
+@pytest.mark.parametrize("x", [0.0, 0.45, 0.7, 20.0, 400.0, -800.0])
+def test_tanh_taylor_coefficients_everywhere(x):
+    ds = ad.derivatives(ad.tanh, 4)(x)
+    for k in range(1, 5):
+        close(ds[k], _tanh_truth(x, k), rel=1e-12, abs_=1e-300, what=f"order {k}")
+
+
+def test_tanh_second_derivative_of_arrays_and_float32():
+    xs = np.array([0.2, -0.7, 50.0, 400.0, -400.0])
+    want = np.array([float(_tanh_truth(x, 2)) for x in xs])
+    D = ad.derivative
+    first = ad.gradient_r(lambda w: np.sum(np.tanh(w)))
+    got = ad.gradient_r(lambda v: np.sum(first(v)))(xs)
+    close(got, want, rel=1e-13, abs_=1e-300)
+    close(ad.hvp(lambda v: np.sum(np.tanh(v)), xs, np.ones(5)), want, rel=1e-13, abs_=1e-300)
+    g = D(D(ad.tanh))(np.float32(45.0))
+    assert np.isfinite(g) and abs(g) < 1e-37
+
+
+# ---- partials that under- or overflow inside while the derivative is a fine number ---------------
+
+@pytest.mark.parametrize("s", [1e-170, 1e170, 1.0])
+def test_atan2_partials_at_every_scale(s):
+    """∂ atan2(x, y) = (y, −x)/(x² + y²); x² + y² under- or overflows at 1e∓170 (ZeroDivisionError,
+    inf) where the quotient is 1/(2s)."""
+    want = 0.5 / s
+    f = lambda x: ad.atan2(x, s)                                          # noqa: E731
+    for got in (ad.derivative(f)(s), ad.gradient_r(f)(s), ad.derivatives(f, 1)(s)[1]):
+        close(got, want, rel=1e-15)
+    g = ad.gradient_r(lambda v: np.sum(np.arctan2(v, s)))(np.array([s, -s]))
+    close(g, np.array([want, want]), rel=1e-15)
+    # the second derivative, −2xy/(x² + y²)² = −1/(2s²): finite at s = 1 only
+    if s == 1.0:
+        close(ad.derivative(ad.derivative(f))(s), -0.5, rel=1e-15)
+        close(ad.derivatives(f, 2)(s)[2], -0.5, rel=1e-15)
+    x = ad.derivative(lambda y: ad.atan2(s, y))(s)
+    close(x, -want, rel=1e-15)
+
+
+@pytest.mark.parametrize("x", [-800.0, -40.0, 0.0, 3.0, 40.0, 800.0])
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+def test_logaddexp_derivatives_far_apart(name, x):
+    """∂/∂x logaddexp(x, 0) is the logistic function of x, written so that no exponential of a
+    large argument is taken (math.exp raised OverflowError for |x − y| > 709)."""
+    mpmath.mp.dps = 50
+    c = mpmath.log(2) if name == "logaddexp2" else mpmath.mpf(1)
+
+    def truth(t, k):      # the k-th derivative: σ(ct), then σ′ = σ(1 − σ), σ″ = σ(1 − σ)(1 − 2σ)
+        s, q = 1 / (1 + mpmath.exp(-c * t)), 1 / (1 + mpmath.exp(c * t))       # q = 1 − s
+        return [s, c * s * q, c * c * s * q * (q - s)][k - 1]
+
+    f = lambda t: getattr(ad, name)(t, 0.0)                                      # noqa: E731
+    D = ad.derivative
+    for k, op in ((1, D(f)), (1, ad.gradient_r(f)), (2, D(D(f))), (2, ad.gradient_r(D(f)))):
+        close(op(x), truth(x, k), rel=1e-13, abs_=1e-300, what=f"order {k}")
+    close(D(lambda t: getattr(ad, name)(0.0, t))(x), truth(x, 1), rel=1e-13, abs_=1e-300)
+    ds = ad.derivatives(f, 3)(x)
+    for k in (1, 2, 3):
+        close(ds[k], truth(x, k), rel=1e-12, abs_=1e-300, what=f"Taylor, order {k}")
+    g = ad.gradient_r(lambda v: np.sum(getattr(np, name)(v, 0.0)))(np.array([x, -x]))
+    close(g, np.array([float(truth(t, 1)) for t in (x, -x)]), rel=1e-13, abs_=1e-300)
 
 
 # ---- numpy functions: every keyword is honoured or refused, never ignored --------------------------

@@ -239,7 +239,7 @@ def test_bug_10_jacobian_f_at_an_empty_bool_array_sees_float64():
 
 @known(11)
 def test_bug_11_atan2_partials_where_x2_plus_y2_underflows():
-    want = 1e-170 / (2 * 1e-170 ** 2)                      # ∂/∂x atan2(x, y) = y/(x²+y²) = 5e169
+    want = 0.5 / 1e-170                                    # ∂/∂x atan2(x, y) = y/(x²+y²) = 5e169
     for op in (ad.derivative, ad.gradient_r):
         got = op(lambda x: ad.atan2(x, 1e-170))(1e-170)    # ZeroDivisionError
         assert abs(got - want) <= 1e-12 * want

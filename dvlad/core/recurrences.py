@@ -182,6 +182,8 @@ def arctangent2(a, b, n, z0, ain, bin_):        # z′ = (b·a′ − a·b′)/(
     if not _all((a0 != 0) | (b0 != 0) if _is_array(a0) or _is_array(b0) else (a0 or b0)):
         return None
     u = _add(_square(a, n - 1, a0 * a0), _square(b, n - 1, b0 * b0), n - 1, 1)
+    if not _all((u[0] != 0) & (u[0] - u[0] == 0) if _is_array(u[0]) else u[0] and u[0] - u[0] == 0):
+        return None                     # a0² + b0² under- or overflowed: the partials scale
     da, db = _derivative(a, n), _derivative(b, n)
     p = _add(_mul(b, da, n - 1, _times0(b0, da[0])), _mul(a, db, n - 1, _times0(a0, db[0])),
              n - 1, -1)

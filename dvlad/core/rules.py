@@ -170,8 +170,14 @@ def _ln2_mp(x):
 
 _MUL = K.kernel(K.product_source)
 _DIV = K.kernel(K.quotient_source)
-_ATAN2 = "y / (x*x + y*y) if x or y else 0.0", "-x / (x*x + y*y) if x or y else 0.0"
+# y/(x² + y²) as y/h/h with h = hypot(x, y): x² + y² underflows to 0 at 1e-170 (and overflows at
+# 1e170) where the quotient is a fine number
+_ATAN2 = ("y / hypot(x, y) / hypot(x, y) if x or y else 0.0",
+          "-x / hypot(x, y) / hypot(x, y) if x or y else 0.0")
 _TIE = "0.5 if x == y else 0.0"
+# the logistic function of a − b, 1/(1 + e^(b−a)), with the exponential never above 1: exp of a
+# large argument overflows (OverflowError for Python floats) where the value is 0 or 1
+_LOGISTIC = "1.0 / (1.0 + {exp}({b} - {a})) if {a} >= {b} else {exp}({a} - {b}) / (1.0 + {exp}({a} - {b}))"
 
 # ∂(x**y)/∂x: away from x = 0 the formula holds for every y (y = 0 included: its y-derivative
 # x**-1 must survive nesting); at x = 0 it would divide by zero for y < 1 (int, float and mpf have
@@ -212,12 +218,13 @@ TABLE = [
          lib=(_smaller, np.minimum, _smaller), ufuncs=("minimum",), points=P2),
     # ∂/∂x log(eˣ + eʸ) = eˣ⁻ʳ, written as the logistic function of x − y: exp(x − r) cancels in
     # x − r (float32 second derivatives were 1e-6 off), this does not
-    Rule("logaddexp", "logaddexp(x, y)", ("1.0 / (1.0 + exp(y - x))", "1.0 / (1.0 + exp(x - y))"),
+    Rule("logaddexp", "logaddexp(x, y)", (_LOGISTIC.format(a="x", b="y", exp="exp"),
+                                          _LOGISTIC.format(a="y", b="x", exp="exp")),
          lib=(_logaddexp_with(math.exp, math.log1p, _ln2), np.logaddexp,
               _logaddexp_with(mpmath.exp, mpmath.log1p, _ln2_mp)),
          ufuncs=("logaddexp",), points=P2 + (("2.5", "2.5"),)),
-    Rule("logaddexp2", "logaddexp2(x, y)", ("1.0 / (1.0 + exp2(y - x))",
-                                            "1.0 / (1.0 + exp2(x - y))"),
+    Rule("logaddexp2", "logaddexp2(x, y)", (_LOGISTIC.format(a="x", b="y", exp="exp2"),
+                                            _LOGISTIC.format(a="y", b="x", exp="exp2")),
          lib=(_logaddexp2_with(math.log1p, _ln2), np.logaddexp2,
               _logaddexp2_with(mpmath.log1p, _ln2_mp)),
          ufuncs=("logaddexp2",), points=P2 + (("2.5", "2.5"),)),
@@ -279,7 +286,11 @@ TABLE = [
     # tanh′ = 1/cosh² x, not 1 − tanh² x, which is 0 once tanh rounds to ±1 (x ≥ 19.1; the true
     # value at 20 is 1.7e-17); the towers derive from it (the recurrence z′ = (1 − z²)·a′ cancels
     # the same way)
-    Rule("tanh", "tanh(x)", ("1.0 / square(cosh(x))",), lib=SAME, ufuncs=("tanh",),
+    # tanh′ = 1 − tanh² near 0; away from it sech² x = (2e/(1 + e²))², e = exp(−|x|), which
+    # underflows gently (1/cosh² x overflowed inside for |x| > 355: nan second derivatives)
+    Rule("tanh", "tanh(x)", ("1.0 - r * r if abs(x) < 0.5 else "
+                             "square(2.0 * exp(-abs(x)) / (1.0 + square(exp(-abs(x)))))",),
+         lib=SAME, ufuncs=("tanh",),
          points=(("0.8",), ("-2.4",))),
     Rule("arcsinh", "arcsinh(x)", ("1.0 / hypot(x, 1.0)",),
          lib=(math.asinh, np.arcsinh, mpmath.asinh), ufuncs=("arcsinh",),
