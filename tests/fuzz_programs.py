@@ -92,28 +92,19 @@ KINDS = ("scalar", "struct", "array")
 # reproduction in the fuzzer's report (and its regression test, once fixed).  Remove an entry to
 # fuzz the construct again.
 KNOWN_BUGS = {
-    # Bug 4 (what 6101d18 left of bugs 4-6): one type per derivative.  At a float32 array
-    # point through float64 arithmetic (x * np.array([0.3])) hvp fr, rf, rr are float32 and
-    # hvp ff and the gradients float64; for an f that does not depend on a float32 x,
-    # gradient_r is float32 and gradient_f, jacobian_f, jvp float64; at a 0-d point hvp fr is
-    # np.float64 where every other derivative is a 0-d array.  While known: at a float32 point
-    # the modes' dtypes are not compared, and at a 0-d point a numpy scalar is accepted.
-    "one type per derivative": 4,
-    # Bug 10: jacobian_f at an empty bool array calls f with the bool array itself (every
-    # other operator, and jacobian_f at a nonempty one, with it as float64): np.sum(x - x)
-    # raises numpy's TypeError.  Skipped for empty int and bool arrays.
-    "jacobian_f at an empty bool array": 10,
     # Found and fixed since ca4e6b6, fuzzed again since (their regression tests are dvlad's):
     # 1, fixed_point's tolerance from x0's type when f computes in float32 (4f047e2), and from
     # the first component only (a float32 pair: the least precise component now counts); 2,
     # fixed_point paired f's dict result with x0 by position (0e3f02a); 3, Taylor coefficients
     # through a fixed point stalled above the tolerance (c443d58); 4-6, derivative types by
-    # mode: float32 against float64, a 0-d point, gradient_f of a constant (6101d18, 98629bf:
-    # what is left is bug 4 above); 7, reverse mode over an array divided by a Python 0.0
+    # mode: float32 against float64, a 0-d point, gradient_f of a constant (6101d18, 98629bf;
+    # the rest: every derivative in numpy's result type of the point's and f's value, also where
+    # an order does not depend on x, and hvp fr at a 0-d point a 0-d array); 7, reverse mode over an array divided by a Python 0.0
     # (0e3f02a); 8, np.prod's partials r / x_k (0e3f02a); 9, Taylor mode through a where with
     # one condition in every lane (9a7965c, a regression from 0767286); 13, Taylor over reverse
     # over a fixed point whose f's first value left out a newer tag (0·x): fixed_point now
-    # restarts with it known (its test in tests/test_fuzz.py passes); 11, atan2's partials
+    # restarts with it known (its test in tests/test_fuzz.py passes); 10, jacobian_f called f with
+    # an empty bool array itself (every other pass: as float64); 11, atan2's partials
     # divided by an underflowed x² + y² (now y/h/h, h = hypot(x, y)); 12, partials that overflowed
     # inside: tanh′ = 1/cosh² x (nan tanh″ for |x| > 355) and logaddexp's 1/(1 + exp(y − x))
     # (OverflowError): both rewritten, their tests in tests/test_edges.py.
@@ -1709,9 +1700,7 @@ def check_array(program):
     array_out = program.output == "array"
     if array_out:
         runs["jacobian_r"] = attempt(lambda: ad.jacobian_r(f)(x))
-        if not (x.size == 0 and x.dtype.kind in "biu" and
-                "jacobian_f at an empty bool array" in KNOWN_BUGS):
-            runs["jacobian_f"] = attempt(lambda: ad.jacobian_f(f)(x))
+        runs["jacobian_f"] = attempt(lambda: ad.jacobian_f(f)(x))
         runs["jvp"] = attempt(lambda: ad.jvp(f, x, u))
         runs["vjp"] = attempt(lambda: ad.vjp(f, x)[1](program.cotangent))
     else:
@@ -1836,9 +1825,7 @@ def _array_like(got, x, kind, what):
     """A derivative in x's layout: an array of x's shape, float64 for an int, bool or float64 x
     (float32 or float64 for a float32 x, as f computes).  Its dtype, for the modes' agreement."""
     assert np.shape(got) == x.shape, f"{what}: shape {np.shape(got)}, expected {x.shape}"
-    kinds = (np.ndarray, np.generic) if x.ndim == 0 and "one type per derivative" in KNOWN_BUGS \
-        else np.ndarray
-    assert isinstance(got, kinds), f"{what}: a {type(got).__name__}, expected an array"
+    assert isinstance(got, np.ndarray), f"{what}: a {type(got).__name__}, expected an array"
     assert got.dtype in ((np.float32, np.float64) if kind == np.float32 else (np.float64,)), (
         f"{what}: {got.dtype}, expected {kind.__name__}")
     return got.dtype
@@ -1846,8 +1833,6 @@ def _array_like(got, x, kind, what):
 
 def one_dtype(dtypes, x):
     """Every mode gives its derivatives in one dtype."""
-    if x.dtype == np.float32 and "one type per derivative" in KNOWN_BUGS:
-        return
     assert len(set(dtypes.values())) == 1, f"the modes' dtypes differ: {dtypes}"
 
 

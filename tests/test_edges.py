@@ -809,6 +809,43 @@ def test_a_float32_point_through_float64_arithmetic_has_one_precision():
     assert ad.gradient_r(g)(x).dtype == ad.gradient_f(g)(x).dtype == np.float32
 
 
+@pytest.mark.parametrize("f, want", [
+    (lambda x: np.sum(x * np.array([0.3])), np.float64),     # linear: its Hessian is 0
+    (lambda x: np.sum(x * x) + np.sum(x[0] * np.array([0.3])), np.float64),
+    (lambda x: np.sum(x * x), np.float32),
+    (lambda x: 3.0, np.float32),                             # no dependence: the point's
+    (lambda x: np.float64(3.0), np.float64),
+    (lambda x: np.sum(0.0 * x) + 1.0, np.float32)])
+def test_every_order_and_mode_has_one_dtype(f, want):
+    """Every derivative is in numpy's result type of the point's and f's value, whichever mode
+    computes it and also where it does not depend on x (the fuzzer's bug 4: hvp fr, rf, rr of a
+    linear float64 computation at a float32 point were float32, hvp ff float64)."""
+    x, u = np.array([1.0, 2.0], dtype=np.float32), np.ones(2, dtype=np.float32)
+    got = {"gradient_r": ad.gradient_r(f)(x), "gradient_f": ad.gradient_f(f)(x),
+           "vjp": ad.vjp(f, x)[1](1.0), "hessian": ad.hessian(f)(x),
+           "jacobian_f": ad.jacobian_f(f)(x), "jacobian_r": ad.jacobian_r(f)(x)}
+    got.update({f"hvp {m}": ad.hvp(f, x, u, m) for m in ("fr", "rf", "rr", "ff")})
+    assert {k: v.dtype for k, v in got.items()} == {k: np.dtype(want) for k in got}
+    close(got["hvp ff"], got["hessian"] @ u.astype(want), rel=1e-6)
+
+
+def test_hvp_at_a_0d_point_is_a_0d_array_in_every_mode():
+    x0 = np.array(0.5)
+    for m in ("fr", "rf", "rr", "ff"):
+        got = ad.hvp(lambda x: x * x * x, x0, np.array(1.0), m)
+        assert type(got) is np.ndarray and got.shape == () and got == 3.0, (m, got)
+    got = ad.hvp(lambda p: p[0] * p[0] * p[1], (x0, 2.0), (np.array(1.0), 0.0))
+    assert type(got[0]) is np.ndarray and got[0] == 4.0 and got[1] == 1.0
+
+
+def test_jacobian_f_at_empty_integer_and_bool_arrays_sees_float64():
+    for x in (np.array([], dtype=bool), np.array([], dtype=np.int32)):
+        f = lambda x: np.sum(x - x)                                      # noqa: E731
+        for jac in (ad.jacobian_f, ad.jacobian_r, ad.gradient_f, ad.gradient_r):
+            got = jac(f)(x)
+            assert got.shape == (0,) and got.dtype == np.float64
+
+
 def test_derivatives_at_a_0d_array_point_are_0d_arrays():
     x = np.array(0.5)
     for f, want in ((lambda x: x * x, 1.0), (lambda x: x + 0.0, 1.0), (lambda x: 3, 0.0)):

@@ -8,7 +8,7 @@ recurse; the tape sweep is the part that must never recurse.
 import numpy as np
 
 from . import base
-from .number import ARRAY_OPS, ADNumber
+from .number import ARRAY_OPS, ADNumber, strip
 from .tags import NotDifferentiableError, StructureMismatchError
 
 _LEAF = None
@@ -112,6 +112,42 @@ def like_leaf(value, leaf):
     if isinstance(leaf, np.ndarray) and not isinstance(value, np.ndarray):
         return np.asarray(value)
     return value
+
+
+def precision(leaf, values):
+    """The dtype of a derivative with respect to ``leaf`` of a result made of ``values`` (f's
+    value, a cotangent): numpy's result type of the leaf's and theirs, Python numbers weak.  One
+    dtype for the derivative whichever mode computes it: a float32 point of a float64
+    computation gets float64 derivatives, a float32 one float32, also where f (or one of its
+    orders) does not depend on x.  None where the leaf is not a numpy float."""
+    p = strip(leaf)
+    if not isinstance(p, (np.ndarray, np.generic)) or p.dtype.kind != "f":
+        return None
+    kinds = [p.dtype]
+    for v in values:
+        b = strip(v)
+        if isinstance(b, (np.ndarray, np.generic)):
+            if b.dtype.kind != "f":
+                continue
+            kinds.append(b.dtype)
+        elif type(b) is float:
+            kinds.append(b)                     # weak: float32 stays float32
+    return kinds[0] if len(kinds) == 1 else np.result_type(*kinds)
+
+
+def in_precision(d, want):
+    """Derivative d in dtype ``want`` (see precision): plain numbers cast, an AD number (a
+    derivative taken inside another one) widened by an exact product with 1."""
+    if want is None:
+        return d
+    b = strip(d)
+    if not isinstance(b, (np.ndarray, np.generic)) or b.dtype == want or b.dtype.kind != "f":
+        return d
+    if not isinstance(d, ADNumber):
+        return b.astype(want) if isinstance(b, np.ndarray) else want.type(b)
+    if np.result_type(b.dtype, want) == want:
+        return d * np.ones((), want)
+    return d
 
 
 def _mismatch(message):

@@ -14,6 +14,7 @@ from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
 from ..numbers.partials import SEEDS
 from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import (as_real, describe, direction_like, flatten, flatten_like,
+                               in_precision, precision,
                                in_object_array, is_number, leaf, like_leaf, map_leaves, unflatten)
 from .sweep import left_out, structural, sweep
 from ..core.switch import REFERENCE
@@ -136,8 +137,12 @@ def _same_shapes(points, others, what, against):
 def _tangent(u, tag, zero):
     """u's tangent for tag; a constant array's is zeros of its own shape."""
     t = tangent_of(u, tag, zero)
-    if t is zero and np.shape(strip(u)) != np.shape(zero):
-        return like_leaf(zero_like(strip(u)), None)
+    if t is zero:
+        b = strip(u)
+        want = precision(zero, [b])                    # (the point's and u's: one dtype per
+        if np.shape(b) != np.shape(zero):              # derivative, also where it is 0)
+            return in_precision(like_leaf(zero_like(b), None), want)
+        return in_precision(zero, want)
     return t
 
 
@@ -290,7 +295,9 @@ def sensitivities(rec, bars, consume=False):
 
 def _gradient_of(rec, bars, consume=False):
     sens = sensitivities(rec, bars, consume)
-    out = [like_leaf(zero_like(strip(a)) if sens[c.index] is None else sens[c.index], a)
+    values = rec.outs + list(bars)
+    out = [in_precision(like_leaf(zero_like(strip(a)) if sens[c.index] is None
+                                  else sens[c.index], a), precision(a, values))
            for c, a in zip(rec.cells, rec.leaves)]
     return unflatten(rec.tree, _own(out, bars))
 

@@ -21,7 +21,8 @@ from ..modes.api import (
 from ..core.base import one_like, zero_like
 from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..numbers.bundle import make_bundle
-from ..core.structures import flatten, flatten_like, like_leaf, unflatten
+from ..core.structures import (as_real, flatten, flatten_like, in_precision, like_leaf,
+                               precision, unflatten)
 from ..core.tags import FORWARD, ArgumentError, new_tag
 
 
@@ -58,13 +59,17 @@ class _GradientF(Applied):
             return type(x)(_slope(f, scalars, j, type(x)) for j in range(len(scalars)))
         leaves, tree = flatten(x, "gradient_f's input")
         parts = [[] for _ in leaves]
+        value = None
         for j, k, e in _unit_directions(leaves, tree):
             value, slope = _forward(f, x, e, "gradient_f")
             _scalar(value, "gradient_f's function value")
             parts[j].append(slope)
-        return _or_other_mode(unflatten(tree, [like_leaf(_assemble(p, (), np.shape(strip(a)), -1),
-                                                         a) for p, a in zip(parts, leaves)]),
-                              lambda: gradient_r(f)(x))
+        if value is None:                   # no number in x: f's value for the precision only
+            value = f(unflatten(tree, [as_real(a) for a in leaves]))
+        return _or_other_mode(unflatten(tree, [
+            in_precision(like_leaf(_assemble(p, (), np.shape(strip(a)), -1), a),
+                         precision(as_real(a), [value])) for p, a in zip(parts, leaves)]),
+            lambda: gradient_r(f)(x))
 
 
 def _or_other_mode(result, other):
@@ -106,6 +111,12 @@ def _unit_directions(leaves, tree):
                 yield j, k, unflatten(tree, zeros[:j] + [e] + zeros[j + 1:])
         else:
             yield j, None, unflatten(tree, zeros[:j] + [one_like(base_a)] + zeros[j + 1:])
+
+
+def _block(values, out, leaf, axis):
+    """Jacobian block (out, leaf) from its slices, in the precision of the two (precision)."""
+    d = _assemble(values, np.shape(strip(out)), np.shape(strip(leaf)), axis)
+    return in_precision(like_leaf(d, None), precision(as_real(strip(leaf)), [out]))
 
 
 def _assemble(values, out_shape, in_shape, axis):
@@ -164,11 +175,12 @@ class _JacobianF(Applied):
             for i, c in enumerate(column):
                 columns[i][j].append(c)
         if columns is None:                 # x has no numbers in it: every block is empty
-            outs = flatten(f(x), "jacobian_f's result")[0]
-            return _shape_jacobian([[_assemble([], np.shape(strip(u)), np.shape(strip(a)), -1)
-                                     for a in leaves] for u in outs], x)
-        rows = [[_assemble(columns[i][j], np.shape(strip(outs[i])), np.shape(strip(a)), -1)
-                 for j, a in enumerate(leaves)] for i in range(len(columns))]
+            # (f sees integer and bool leaves as float64, as every other pass shows them)
+            outs = flatten(f(unflatten(tree, [as_real(a) for a in leaves])),
+                           "jacobian_f's result")[0]
+            return _shape_jacobian([[_block([], u, a, -1) for a in leaves] for u in outs], x)
+        rows = [[_block(columns[i][j], outs[i], a, -1) for j, a in enumerate(leaves)]
+                for i in range(len(columns))]
         result = _shape_jacobian(rows, x)
         return _or_other_mode(result, lambda: _JacobianR(f)(x, False)) if repair else result
 
@@ -220,8 +232,7 @@ class _JacobianR(Applied):
                                "jacobian_r's input")[0]
                 for j, g in enumerate(sens):
                     slices[j].append(g)
-            rows.append([_assemble(slices[j], np.shape(base_u), np.shape(strip(a)), 0)
-                         for j, a in enumerate(leaves)])
+            rows.append([_block(slices[j], u, a, 0) for j, a in enumerate(leaves)])
         result = _shape_jacobian(rows, x)
         return _or_other_mode(result, lambda: _JacobianF(f)(x, False)) if repair else result
 
@@ -250,7 +261,12 @@ def hvp(f, x, v, mode="fr"):
     (6.0, 4.0)
     """
     if mode == "fr":
-        return _forward(gradient_r(f), x, v, "hvp")[1]
+        if type(x) is np.ndarray and x.ndim:
+            return _forward(gradient_r(f), x, v, "hvp")[1]
+        # in x's form: a 0-d array's tangent comes out a numpy scalar
+        leaves, tree = flatten(x, "hvp's input")
+        hv = flatten_like(_forward(gradient_r(f), x, v, "hvp")[1], tree, "hvp")
+        return unflatten(tree, [like_leaf(d, as_real(a)) for d, a in zip(hv, leaves)])
     if mode == "rf":
         return gradient_r(lambda y: _forward(f, y, v, "hvp")[1])(x)
     if mode == "rr":
