@@ -53,9 +53,20 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if extra:
         raise NotDifferentiableError(f"numpy.{ufunc.__name__} with {sorted(extra)}: dvlad "
                                      f"differentiates the plain call only")
+    if ufunc is np.float_power:          # numpy's computes in float64 at least (float32 in:
+        inputs = tuple(_widened(i) for i in inputs)       # float64 out); the power row does not
     if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
         return elementwise(op, *inputs)
     return op(*inputs)
+
+
+def _widened(v):
+    """An AD number over float16/float32 as float64 (an exact product with a float64 1)."""
+    b = strip(v)
+    if isinstance(v, ADNumber) and isinstance(b, (np.ndarray, np.generic)) and \
+            b.dtype.kind == "f" and b.dtype.itemsize < 8:
+        return v * np.ones((), np.float64)
+    return v
 
 
 def _plain(**bad):
