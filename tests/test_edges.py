@@ -829,6 +829,24 @@ def test_every_order_and_mode_has_one_dtype(f, want):
     close(got["hvp ff"], got["hessian"] @ u.astype(want), rel=1e-6)
 
 
+def test_float_power_computes_in_float64_as_numpy_does():
+    """np.float_power of float32 is float64 (found by the fuzzer once it compared dtypes: the
+    power row computed it in float32, a less precise value and derivative)."""
+    x = np.array([0.5, 1.5, 2.25], dtype=np.float32)
+    f = lambda x: np.float_power(x, x)                                       # noqa: E731
+    y, back = ad.vjp(f, x)
+    want = np.float_power(x, x)
+    assert y.dtype == np.float64 and np.array_equal(y, want)
+    mpmath.mp.dps = 50
+    truth = [float(mpmath.diff(lambda t: t ** t, mpmath.mpf(float(t)))) for t in x]
+    for g in (back(np.ones(3)), ad.gradient_f(lambda x: np.sum(f(x)))(x),
+              ad.jvp(f, x, np.ones(3, np.float32))[1]):
+        assert g.dtype == np.float64
+        close(g, np.array(truth), rel=1e-14)
+    d = ad.derivative(lambda t: np.float_power(t, 3.0))(np.float32(1.5))
+    assert type(d) is np.float64 and d == 3 * 1.5 ** 2
+
+
 def test_hvp_at_a_0d_point_is_a_0d_array_in_every_mode():
     x0 = np.array(0.5)
     for m in ("fr", "rf", "rr", "ff"):

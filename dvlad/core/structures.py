@@ -102,7 +102,8 @@ def like_leaf(value, leaf):
     """A derivative with respect to ``leaf`` in leaf's form: a plain number where leaf is an
     array (a 0-d one included) becomes an array of leaf's shape (structures in, same structures
     out), and an integer or bool one a float (derivatives are real: ∂3/∂x is 0.0, not 0)."""
-    if isinstance(value, ADNumber):
+    t = type(value)
+    if t is np.ndarray and value.dtype.kind == "f" or isinstance(value, ADNumber):
         return value
     t = type(value)
     if t is int or t is bool or isinstance(value, (np.integer, np.bool_)):
@@ -123,16 +124,14 @@ def precision(leaf, values):
     p = strip(leaf)
     if not isinstance(p, (np.ndarray, np.generic)) or p.dtype.kind != "f":
         return None
-    kinds = [p.dtype]
+    want = p.dtype                      # (a Python float is weak: it never widens a float)
     for v in values:
         b = strip(v)
-        if isinstance(b, (np.ndarray, np.generic)):
-            if b.dtype.kind != "f":
-                continue
-            kinds.append(b.dtype)
-        elif type(b) is float:
-            kinds.append(b)                     # weak: float32 stays float32
-    return kinds[0] if len(kinds) == 1 else np.result_type(*kinds)
+        if type(b) is not float:
+            d = getattr(b, "dtype", None)
+            if d is not None and d is not want and d.kind == "f" and d != want:
+                want = np.result_type(want, d)
+    return want
 
 
 def in_precision(d, want):

@@ -13,57 +13,16 @@ from ..core.base import one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
 from ..numbers.partials import SEEDS
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import (as_real, describe, direction_like, flatten, flatten_like,
+from ..core.structures import (as_real, direction_like, flatten, flatten_like,
                                in_precision, precision,
                                in_object_array, is_number, leaf, like_leaf, map_leaves, unflatten)
 from .sweep import left_out, structural, sweep
 from ..core.switch import REFERENCE
 from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
 from ..numbers.tape import TapeCell, gc_paused, make_cell
+from .common import Applied, _is_zero, _real, _same_shapes, _scalar
 
 __all__ = ["derivative", "gradient_r", "jvp", "directional_derivative", "vjp", "primal"]
-
-
-class Applied:
-    """An operator applied to f (``derivative(f)``, ``gradient_r(f)``, ...): a callable object
-    rather than a closure, so that it pickles whenever f does (process pools, Dask).  Each
-    subclass's ``__call__`` is the operator at a point."""
-
-    __slots__ = ("f",)
-    origin = "an operator"
-
-    def __init__(self, f):
-        self.f = f
-
-    @property
-    def __name__(self):
-        return f"{self.origin}({getattr(self.f, '__name__', 'f')})"
-
-    def __repr__(self):
-        return f"{self.origin}({self.f!r})"
-
-    def __reduce__(self):
-        return type(self), (self.f,)
-
-
-def _real(x, who):
-    if not is_number(x):
-        what = "a function" if callable(x) else describe(x)
-        raise NotDifferentiableError(f"{who} must be a real number; got {what}")
-    return x
-
-
-def _scalar(y, who):
-    """y, if it is one real number (a 0-d array counts); else a named TypeError."""
-    _real(y, who)
-    if isinstance(strip(y), (bool, np.bool_)):
-        raise NotDifferentiableError(f"{who} must be a real number; got a bool ({y!r}): a "
-                                     f"comparison has no derivative")
-    if np.ndim(strip(y)):
-        raise NotDifferentiableError(
-            f"{who} must be one real number; got an array of shape {np.shape(strip(y))}. "
-            f"For array-valued functions use jacobian_r, jacobian_f or vjp")
-    return y
 
 
 def flat_scalars(x):
@@ -102,15 +61,21 @@ def _forward(f, x, v, origin):
     its eta-expansion, whose every full application runs a fresh forward pass, so that it makes
     the newest tag there and cannot confuse its perturbation with its caller's.
     """
-    leaves, tree = flatten(x, f"{origin}'s input")
-    vleaves = flatten_like(v, tree, f"{origin}'s direction")
-    leaves = [as_real(strip_dead(a)) for a in leaves]
-    vleaves = [direction_like(as_real(strip_dead(b)), a) for a, b in zip(leaves, vleaves)]
-    _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
+    if type(x) is np.ndarray and type(v) is np.ndarray and x.dtype.kind == "f" and \
+            v.dtype is x.dtype and x.shape == v.shape:
+        leaves, tree, vleaves = [x], None, [v]         # (one float array, as flatten gives it)
+    else:
+        leaves, tree = flatten(x, f"{origin}'s input")
+        vleaves = flatten_like(v, tree, f"{origin}'s direction")
+        leaves = [as_real(strip_dead(a)) for a in leaves]
+        vleaves = [direction_like(as_real(strip_dead(b)), a) for a, b in zip(leaves, vleaves)]
+        _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
-    seeds = [id(b) for b in vleaves if type(b) is np.ndarray and id(b) not in SEEDS]
-    SEEDS.update(seeds)                 # their zero lanes are structural (numbers/partials.py)
+    # their zero lanes are structural (numbers/partials.py); a direction without one needs nothing
+    seeds = [id(b) for b in vleaves if type(b) is np.ndarray and b.dtype != object
+             and id(b) not in SEEDS and not b.all()]
+    SEEDS.update(seeds)
     try:
         # a leaf whose direction is exactly 0 is a constant (its 0·∞ would be nan): no bundle
         in_objects = in_object_array(tree)
@@ -120,18 +85,6 @@ def _forward(f, x, v, origin):
     finally:
         tag.live = False
         SEEDS.difference_update(seeds)
-
-
-def _same_shapes(points, others, what, against):
-    """``others`` (a direction, a cotangent) has the structure and every leaf's shape of
-    ``points``; numpy would otherwise broadcast a wrong shape into a wrong answer."""
-    if len(others) != len(points):
-        raise ValueError(f"{what} has {len(others)} leaves, {against} {len(points)}; give them "
-                         f"the same structure")
-    for k, (p, o) in enumerate(zip(points, others)):
-        if np.shape(strip(p)) != np.shape(strip(o)):
-            raise ValueError(f"{what}'s leaf {k} has shape {np.shape(strip(o))}, {against}'s "
-                             f"{np.shape(strip(p))}; give them the same shapes")
 
 
 def _tangent(u, tag, zero):
@@ -144,15 +97,6 @@ def _tangent(u, tag, zero):
             return in_precision(like_leaf(zero_like(b), None), want)
         return in_precision(zero, want)
     return t
-
-
-def _is_zero(b):
-    """A direction that is exactly 0 (every element of it), with no perturbation of its own."""
-    if isinstance(b, ADNumber):
-        return False
-    if isinstance(b, np.ndarray):
-        return not b.any()
-    return b == 0
 
 
 def _split(f, x, v, y, tag, zero, origin):
@@ -296,10 +240,30 @@ def sensitivities(rec, bars, consume=False):
 def _gradient_of(rec, bars, consume=False):
     sens = sensitivities(rec, bars, consume)
     values = rec.outs + list(bars)
-    out = [in_precision(like_leaf(zero_like(strip(a)) if sens[c.index] is None
-                                  else sens[c.index], a), precision(a, values))
-           for c, a in zip(rec.cells, rec.leaves)]
+    # the common case, float64 values and cotangents (or Python floats): a float64 array's
+    # gradient that came out float64 is in its precision already
+    f64 = True
+    for v in values:
+        b = strip(v)
+        if type(b) is not float and getattr(b, "dtype", None) is not _FLOAT64:
+            f64 = False
+            break
+    out = []
+    for c, a in zip(rec.cells, rec.leaves):
+        g = sens[c.index]
+        if g is None:
+            g = zero_like(strip(a))
+        elif f64:
+            b, ba = strip(g), strip(a)
+            if type(b) is np.ndarray and type(ba) is np.ndarray and b.dtype is _FLOAT64 \
+                    and ba.dtype is _FLOAT64 and b.shape == ba.shape:
+                out.append(g)
+                continue
+        out.append(in_precision(like_leaf(g, a), precision(a, values)))
     return unflatten(rec.tree, _own(out, bars))
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _own(values, given):

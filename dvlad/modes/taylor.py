@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from .api import Applied, _is_zero, _real, _same_shapes
+from .common import Applied, _is_zero, _real, _same_shapes
 from ..core.base import MPF, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead

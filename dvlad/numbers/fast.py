@@ -15,12 +15,12 @@ nested-optimization programs of BENCHMARKS.md (d) 20–40 % faster).  Handled he
 Off on the reference path (:mod:`dvlad.core.switch`), where the primitives call the lift directly;
 tests/test_reference.py compares the two.
 """
-from numpy import ndarray
+from numpy import float64, ndarray
 
 from ..core.base import MPF
 from ..core.lift import lift
 from ..core.number import ARRAY_OPS, ADNumber
-from ..core.tags import FORWARD, newer
+from ..core.tags import FORWARD, REVERSE, newer
 from .bundle import Bundle, _scaled, make_bundle
 from .partials import _PYTHON, _add, _shape, _sub, _times, numpy_constants, structural_zero
 from .tape import TapeCell, make_cell
@@ -76,7 +76,7 @@ def fast2(rule, prim, x, y):
     if xin != yin and rule.linear[not xin]:     # a constant 0 or ∞ may make it one (0·x:
         c = py if xin else px                   # structural_zero, in partials.py)
         tc = type(c)
-        if (c == 0 or c - c != 0 if tc is float or tc is int else
+        if (c == 0 or c - c != 0 if tc is float or tc is int or tc is float64 else
                 tc is not Bundle and tc is not TapeCell and tc is not ndarray
                 and not isinstance(c, ADNumber)) and structural_zero(rule, xin, px, py):
             return rule.op(px, py)
@@ -87,9 +87,16 @@ def fast2(rule, prim, x, y):
         by = by.primal
     tbx, tby = type(bx), type(by)
     if not (tbx is float or tbx is int) or not (tby is float or tby is int):
-        if tag.kind is FORWARD and (tbx is ndarray or tby is ndarray) and not (
-                tbx is MPF or tby is MPF):
-            return _forward_arrays(rule, tag, x, y, xin, yin, px, py)
+        if (tbx is ndarray or tby is ndarray) and not (tbx is MPF or tby is MPF):
+            if tag.kind is FORWARD:
+                return _forward_arrays(rule, tag, x, y, xin, yin, px, py)
+            assert tag.kind is REVERSE              # (a bundle's or a tape cell's tag)
+            # reverse: what the tape's lift does with RowPrimitive.at's partials, without
+            # finding the arrays again (a row is no user primitive: no closure check)
+            r, (dx, dy) = prim._at_arrays(px, py, (xin, yin), REVERSE)
+            if dx is None and dy is None:           # structurally constant (0·x)
+                return r
+            return make_cell(tag, r, ((x, dx, y, dy) if yin else (x, dx)) if xin else (y, dy))
         # reverse at arrays, mpf (promotion): the kind's lift, with the tag and ins found here
         return tag.kind.lift(prim, tag, (x, y), (xin, yin))
     r = rule.op(px, py)

@@ -34,6 +34,10 @@ def _times(d, t, args=None, seed=True):
       (:func:`structural_zero`, where's branches, zero cotangents): notes/conventions.md.
     """
     if SEEDS and seed and type(t) is np.ndarray and id(t) in SEEDS:
+        b = _base_of(d)
+        if type(b) is float and b - b == 0 or \
+                type(b) is np.ndarray and math.isfinite(np.add.reduce(b, axis=None)):
+            return _times(d, t, args, False)        # a finite d: no 0·∞ in any lane
         with np.errstate(invalid="ignore"):
             return _from_seed(_times(d, t, args, False), t)
     if type(d) is float:
@@ -245,6 +249,12 @@ def numpy_constants(px, py, r):
     return px, py
 
 
+def _finite_nonzero(c):
+    """A constant that cannot make a linear row's partial 0 (structural_zero's quick answer)."""
+    tc = type(c)
+    return (tc is float or tc is int or tc is np.float64) and c - c == 0 and c != 0
+
+
 def structural_zero(rule, xin, px, py):
     """Whether a binary row, with only x in (``xin``; else only y), does not depend on it at all:
     the row is linear in that argument (``rule.linear``: mul, div's numerator) and the constant
@@ -263,12 +273,16 @@ def structural_zero(rule, xin, px, py):
     if not rule.linear[i]:
         return False
     c = py if xin else px
-    if type(c) is float or type(c) is int:
+    tc = type(c)
+    if tc is float or tc is int:
         if c - c == 0 and c != 0:
             return False
         c = np.float64(c)              # numpy's 1 / 0.0 = inf, not ZeroDivisionError
-    elif type(c) is np.ndarray:
+    elif tc is np.ndarray:
         return False
+    elif tc is np.float64 or tc is np.float32:
+        if c - c == 0 and c != 0:
+            return False
     with np.errstate(divide="ignore", invalid="ignore"):
         d = rule.partials[i](None, c, None) if xin else rule.partials[i](c, None, None)
     if isinstance(d, ADNumber):            # an older tag's perturbation: not a constant
@@ -316,7 +330,8 @@ class RowPrimitive:
             px, py = base.promote(px, py, strip)
         r = rule.op(px, py)
         dfx, dfy = rule.partials
-        if ins[0] != ins[1] and rule.linear[not ins[0]] and structural_zero(rule, ins[0], px, py):
+        if ins[0] != ins[1] and rule.linear[not ins[0]] and \
+                not _finite_nonzero(py if ins[0] else px) and structural_zero(rule, ins[0], px, py):
             return r, (None, None)                  # a constant: see structural_zero
         return r, (dfx(px, py, r) if ins[0] else None, dfy(px, py, r) if ins[1] else None)
 
@@ -328,13 +343,15 @@ class RowPrimitive:
         (mul's partials need no r; add's need nothing)."""
         rule = self.rule
         r = rule.op(px, py)
-        if type(px) in _PYTHON and (px == 0 or px - px != 0) \
-                or type(py) in _PYTHON and (py == 0 or py - py != 0):
+        tx, ty = type(px), type(py)
+        if (tx is float or tx is int) and (px == 0 or px - px != 0) \
+                or (ty is float or ty is int) and (py == 0 or py - py != 0):
             px, py = numpy_constants(px, py, r)
         rshape = r.shape if type(r) is np.ndarray else _shape(r)
         dfx, dfy = rule.array_partials
         xin, yin = ins
-        if xin != yin and rule.linear[not xin] and structural_zero(rule, xin, px, py):
+        if xin != yin and rule.linear[not xin] and not _finite_nonzero(py if xin else px) \
+                and structural_zero(rule, xin, px, py):
             return r, (None, None)                  # a constant: see structural_zero
         if kind is FORWARD:               # (forward maps never need the arguments' shapes)
             args = (px, py, r)
