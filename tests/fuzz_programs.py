@@ -140,7 +140,9 @@ class Row:
         return f"Row({self.name})"
 
 
-ROWS = [Row(rule) for rule in TABLE]
+# (rows with an integer-order argument, polygamma and iv, are left out: the generator's operands
+# are real expressions; test_rules, test_taylor and check_grads cover them in their variable)
+ROWS = [Row(rule) for rule in TABLE if not rule.orders]
 ROW = {row.name: row for row in ROWS}
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import dvlad
 from dvlad import check_grads, primitive, vector_primitive
-from dvlad.core.rules import TABLE
+from dvlad.core.rules import RULES, TABLE
 from support import OPS, MODES1, MODES2, MODES3, close, nest  # noqa: E402
 
 
@@ -392,6 +392,9 @@ def test_check_grads_every_rule(name, point):
     if len(point) == 1:
         check_grads(op, point[0], order=2)
         check_grads(op, point[0], order=2, seed=7)
+    elif RULES[name].orders:            # an integer order (polygamma's n) is not a variable
+        check_grads(lambda t: op(point[0], t), point[1], order=2)
+        check_grads(lambda t: op(point[0], t), point[1], order=2, seed=7)
     else:
         check_grads(lambda p: op(p[0], p[1]), point, order=2)
         check_grads(lambda p: op(p[0], p[1]), point, order=2, seed=7)

@@ -103,6 +103,17 @@ MP = SimpleNamespace(
     deg2rad=lambda x: x * mpmath.pi / 180, rad2deg=lambda x: x * 180 / mpmath.pi,
     logaddexp=lambda x, y: mpmath.log(mpmath.exp(x) + mpmath.exp(y)),
     logaddexp2=lambda x, y: mpmath.log(mpmath.power(2, x) + mpmath.power(2, y)) / mpmath.log(2),
+    erf=mpmath.erf, erfc=mpmath.erfc, erfinv=mpmath.erfinv,
+    erfcinv=lambda x: mpmath.erfinv(1 - x), gammaln=lambda x: mpmath.log(abs(mpmath.gamma(x))),
+    digamma=mpmath.digamma, polygamma=lambda n, x: mpmath.polygamma(int(n), x),
+    expit=lambda x: 1 / (1 + mpmath.exp(-x)), logit=lambda x: mpmath.log(x / (1 - x)),
+    xlogy=lambda x, y: x * mpmath.log(y), xlog1py=lambda x, y: x * mpmath.log1p(y),
+    ndtr=lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2,
+    log_ndtr=lambda x: mpmath.log(mpmath.erfc(-x / mpmath.sqrt(2)) / 2),
+    ndtri=lambda p: mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1),
+    i0=lambda x: mpmath.besseli(0, x), i1=lambda x: mpmath.besseli(1, x),
+    iv=lambda v, x: mpmath.besseli(int(v), x),
+    betaln=lambda a, b: mpmath.log(mpmath.beta(a, b)),
 )
 
 
@@ -113,16 +124,24 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "asin": "0.3", "acos": "-0.3", "atan": "0.7", "sinh": "0.7", "cosh": "0.7",
                 "tanh": "0.7", "square": "-0.7", "reciprocal": "1.3", "log2": "2.5",
                 "log10": "0.4", "exp2": "0.7", "arcsinh": "-0.9", "arccosh": "1.7",
-                "arctanh": "0.3", "deg2rad": "37.5", "rad2deg": "0.7"}
+                "arctanh": "0.3", "deg2rad": "37.5", "rad2deg": "0.7",
+                "erf": "0.6", "erfc": "0.6", "erfinv": "0.3", "erfcinv": "0.4", "gammaln": "2.7",
+                "digamma": "2.7", "expit": "0.7", "logit": "0.3", "ndtr": "0.6",
+                "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
                  "atan2": ("0.7", "-1.3"), "hypot": ("0.7", "-1.3"),
                  "maximum": ("0.7", "-1.3"), "minimum": ("0.7", "-1.3"),
-                 "logaddexp": ("0.7", "-1.3"), "logaddexp2": ("0.7", "-1.3")}
+                 "logaddexp": ("0.7", "-1.3"), "logaddexp2": ("0.7", "-1.3"),
+                 "xlogy": ("0.7", "1.9"), "xlog1py": ("0.7", "0.9"), "betaln": ("1.7", "2.4"),
+                 "polygamma": ("1", "2.3"), "iv": ("2", "1.3")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
-               "minimum": "0.7", "logaddexp": "0.7", "logaddexp2": "0.7"}
+               "minimum": "0.7", "logaddexp": "0.7", "logaddexp2": "0.7", "xlogy": "1.9",
+               "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None}
+# rows whose first argument is an integer order (polygamma's n): a series in the other only
+ORDER_ROWS = {r.name for r in TABLE if r.orders}
 
 
 Case = namedtuple("Case", "id point build")
@@ -161,7 +180,8 @@ EXTRA = [   # the branches of x ** y: constant 2 (square), integer exponents, ne
     Case("div-by-composite", "0.7", lambda L: lambda t: L.div(L.cos(t), 2.0 + L.sin(t * t))),
 ]
 CASES = ([_unary(name) for name in UNARY_NAMES]
-         + [_binary(name, v) for name in BINARY_NAMES for v in ("x", "y", "xy", "same")]
+         + [_binary(name, v) for name in BINARY_NAMES
+            for v in (("y",) if name in ORDER_ROWS else ("x", "y", "xy", "same"))]
          + EXTRA)
 CASE_IDS = [c.id for c in CASES]
 

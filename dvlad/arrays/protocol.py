@@ -8,6 +8,8 @@ Comparisons and predicates (``<``, ``np.isnan``...) look at primals and return p
 On an object array of AD numbers numpy calls each element's method (``x.sin()``), which these
 methods also provide, so object arrays of scalar AD numbers keep working.
 """
+import sys
+
 import numpy as np
 
 from . import linalg as LA
@@ -26,6 +28,32 @@ UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x})
 PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
               np.isnan, np.isinf, np.isfinite, np.signbit, np.logical_and, np.logical_or,
               np.logical_not, np.logical_xor}
+
+
+_SCIPY_ADDED = []
+
+
+def _add_scipy_ufuncs():
+    """Map scipy.special's ufuncs to their rows, once, when scipy.special has been imported (a
+    scipy ufunc met here means it has: dvlad itself never imports scipy for this)."""
+    sc = sys.modules.get("scipy.special")
+    if sc is None or _SCIPY_ADDED:
+        return False
+    _SCIPY_ADDED.append(True)
+    UFUNCS.update({getattr(sc, name): OPS[rule.name] for rule in TABLE for name in rule.special
+                   if hasattr(sc, name)})
+    return True
+
+
+def _ufunc_name(ufunc):
+    """The ufunc as its user wrote it: numpy.sin, scipy.special.erf."""
+    name = ufunc.__name__
+    if getattr(np, name, None) is ufunc:
+        return f"numpy.{name}"
+    sc = sys.modules.get("scipy.special")
+    if sc is not None and getattr(sc, name, None) is ufunc:
+        return f"scipy.special.{name}"
+    return name
 
 
 def _no_rule(what):
@@ -47,11 +75,13 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
                                          f"rest out (np.sum(x) + initial, np.where(mask, x, 0))")
         return A.sum(inputs[0], kwargs.get("axis", 0), kwargs.get("keepdims", False))
     op = UFUNCS.get(ufunc)
+    if op is None and _add_scipy_ufuncs():
+        op = UFUNCS.get(ufunc)
     if method != "__call__" or op is None:
-        raise _no_rule(f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}"))
+        raise _no_rule(_ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}"))
     extra = {k: v for k, v in kwargs.items() if not (k == "out" and v is None)}
     if extra:
-        raise NotDifferentiableError(f"numpy.{ufunc.__name__} with {sorted(extra)}: dvlad "
+        raise NotDifferentiableError(f"{_ufunc_name(ufunc)} with {sorted(extra)}: dvlad "
                                      f"differentiates the plain call only")
     if ufunc is np.float_power:          # numpy's computes in float64 at least (float32 in:
         inputs = tuple(_widened(i) for i in inputs)       # float64 out); the power row does not

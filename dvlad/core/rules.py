@@ -47,8 +47,10 @@ import numpy as np
 from . import kernels as K
 from . import recurrences as S
 from .base import INF, MPF, real_only
+from . import special as X
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
+SP = X.lib        # lib of a special row: scipy.special's function (when installed) and mpmath's
 
 
 class Rule:
@@ -60,15 +62,19 @@ class Rule:
     nor r, and is not a literal: mul in x and y, div in x)."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
-                 "divides", "kernel", "zero", "points",
+                 "divides", "kernel", "zero", "points", "special", "orders",
                  "op", "base", "float", "partials", "array_partials", "uses", "linear")
 
     def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
-                 taylor=None, divides=False, kernel=None, zero=None, points=()):
+                 taylor=None, divides=False, kernel=None, zero=None, points=(), special=(),
+                 orders=()):
         self.name, self.base_text, self.partial_texts = name, base, tuple(partials)
         self.arity = arity if arity is not None else len(self.partial_texts)
         if lib is SAME:
             lib = (getattr(math, name), getattr(np, name), getattr(mpmath, name))
+        # special: the scipy.special ufuncs it answers to (when scipy is installed); orders: the
+        # arguments that are an integer order (polygamma's n), never differentiated
+        self.special, self.orders = tuple(special), tuple(orders)
         self.lib, self.ufuncs, self.dunders = lib, tuple(ufuncs), tuple(dunders)
         self.taylor, self.divides = taylor, divides
         self.kernel, self.zero, self.points = kernel, zero, tuple(points)
@@ -307,6 +313,61 @@ TABLE = [
     Rule("rad2deg", "rad2deg(x)", ("rad2deg(like(x, 1))",),
          lib=(math.degrees, np.rad2deg, mpmath.degrees), ufuncs=("rad2deg", "degrees"),
          points=(("0.7",), ("-2.1",))),
+    # ---- scipy.special's functions (their base functions: dvlad.core.special) ------------------
+    # 2/√π e^(−x²) for erf; √π/2 e^(r²) for its inverse (π in x's precision: pi(x))
+    Rule("erf", "erf(x)", ("2.0 / sqrt(pi(x)) * exp(-(x * x))",),
+         lib=SP("erf", mpmath.erf, math.erf), special=("erf",), points=(("0.6",), ("-1.4",))),
+    Rule("erfc", "erfc(x)", ("-2.0 / sqrt(pi(x)) * exp(-(x * x))",),
+         lib=SP("erfc", mpmath.erfc, math.erfc), special=("erfc",), points=(("0.6",), ("2.5",))),
+    Rule("erfinv", "erfinv(x)", ("0.5 * sqrt(pi(x)) * exp(r * r)",),
+         lib=SP("erfinv", X.mp_erfinv), special=("erfinv",), points=(("0.3",), ("-0.8",))),
+    Rule("erfcinv", "erfcinv(x)", ("-0.5 * sqrt(pi(x)) * exp(r * r)",),
+         lib=SP("erfcinv", X.mp_erfcinv), special=("erfcinv",), points=(("0.4",), ("1.7",))),
+    Rule("gammaln", "gammaln(x)", ("digamma(x)",),
+         lib=SP("gammaln", X.mp_gammaln, X.math_gammaln), special=("gammaln",),
+         points=(("2.7",), ("0.4",), ("-1.5",))),
+    Rule("digamma", "digamma(x)", ("polygamma(1, x)",), lib=SP("psi", mpmath.digamma),
+         special=("psi", "digamma"), points=(("2.7",), ("0.4",))),
+    # polygamma(n, x): n is an order, not a variable (its partial raises)
+    Rule("polygamma", "polygamma(x, y)", ("no_derivative('polygamma', 'n')",
+                                          "polygamma(x + 1, y)"),
+         lib=SP("polygamma", X.mp_polygamma, numpy_wrapper=X.polygamma_arrays), orders=(0,),
+         points=(("1", "2.3"), ("2", "0.7"))),
+    # the logistic function: σ′ = σ(x)·σ(−x) (not r(1 − r), which cancels for large x)
+    Rule("expit", "expit(x)", ("r * expit(-x)",), lib=SP("expit", X.mp_expit, X.math_expit),
+         special=("expit",), points=(("0.7",), ("-3.1",))),
+    Rule("logit", "logit(x)", ("1.0 / (x * (1.0 - x)) if x * (1.0 - x) else INF",),
+         lib=SP("logit", X.mp_logit, X.math_logit), special=("logit",),
+         points=(("0.3",), ("0.85",))),
+    # x·log y and x·log(1 + y) are 0 at x = 0 whatever y is, and so is their y-partial
+    Rule("xlogy", "xlogy(x, y)", ("log(y)", "x / y if x else 0.0"),
+         lib=SP("xlogy", X.mp_xlogy, X.math_xlogy), special=("xlogy",),
+         points=(("0.7", "1.9"), ("-1.3", "0.4"))),
+    Rule("xlog1py", "xlog1py(x, y)", ("log1p(y)", "x / (1.0 + y) if x else 0.0"),
+         lib=SP("xlog1py", X.mp_xlog1py, X.math_xlog1py), special=("xlog1py",),
+         points=(("0.7", "0.9"), ("-1.3", "-0.4"))),
+    # the normal distribution: Φ′ = φ = e^(−x²/2)/√(2π); (log Φ)′ = φ/Φ = e^(−x²/2 − r)/√(2π)
+    # (no underflowing Φ in a denominator); (Φ⁻¹)′ = √(2π) e^(r²/2)
+    Rule("ndtr", "ndtr(x)", ("exp(-0.5 * (x * x)) / sqrt(2.0 * pi(x))",),
+         lib=SP("ndtr", X.mp_ndtr, X.math_ndtr), special=("ndtr",),
+         points=(("0.6",), ("-1.9",))),
+    Rule("log_ndtr", "log_ndtr(x)", ("exp(-0.5 * (x * x) - r) / sqrt(2.0 * pi(x))",),
+         lib=SP("log_ndtr", X.mp_log_ndtr), special=("log_ndtr",),
+         points=(("0.6",), ("-1.8",))),
+    Rule("ndtri", "ndtri(x)", ("sqrt(2.0 * pi(x)) * exp(0.5 * (r * r))",),
+         lib=SP("ndtri", X.mp_ndtri), special=("ndtri",), points=(("0.3",), ("0.9",))),
+    # modified Bessel functions: I₀′ = I₁, I_v′ = (I_(v−1) + I_(v+1))/2 (no division by x)
+    Rule("i0", "i0(x)", ("iv(1, x)",), lib=SP("i0", X.mp_i0), special=("i0",),
+         points=(("0.8",), ("-2.2",))),
+    Rule("i1", "i1(x)", ("0.5 * (iv(0, x) + iv(2, x))",), lib=SP("i1", X.mp_i1),
+         special=("i1",), points=(("0.8",), ("-2.2",))),
+    Rule("iv", "iv(x, y)", ("no_derivative('iv', 'v')", "0.5 * (iv(x - 1, y) + iv(x + 1, y))"),
+         lib=SP("iv", X.mp_iv), special=("iv",), orders=(0,),
+         points=(("2", "1.3"), ("0", "-0.7"))),
+    # log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a + b)
+    Rule("betaln", "betaln(x, y)", ("digamma(x) - digamma(x + y)", "digamma(y) - digamma(x + y)"),
+         lib=SP("betaln", X.mp_betaln), special=("betaln",),
+         points=(("1.7", "2.4"), ("0.6", "3.1"))),
     # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
     Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),
          lib=(operator.floordiv, operator.floordiv,

@@ -22,6 +22,7 @@ from ..core.base import MPF, dispatch
 from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..core.rules import TABLE
 from ..core.switch import REFERENCE
+from ..core.tags import NotDifferentiableError
 from ..core.vectorize import make_helpers, vectorize
 from .bundle import Bundle
 from .fast import fast1, fast2
@@ -143,8 +144,23 @@ def _like(v, c):
 # dispatching on the family of its arguments.  AD: dvlad's primitives, so that partials nest;
 # it is filled in once the primitives exist (names are looked up at call time).
 mpmath_mpf = base.mpmath.mpf
-_CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins,
-                  constant=lambda v: not hasattr(v, "tag"))   # no perturbation on v
+def _no_derivative(name, argument):
+    """The partial of an argument that is an integer order (polygamma's n): not a variable."""
+    raise NotDifferentiableError(
+        f"dvlad.{name}: its argument {argument} is an integer order, not a variable; it has no "
+        f"derivative. Pass it as a plain number (the derivative is taken in the other argument)")
+
+
+def _pi(v):
+    """π in the precision of v's base number (an mpf at the working precision, else a float)."""
+    while isinstance(v, ADNumber):
+        v = v.primal
+    return +base.mpmath.pi if type(v) is MPF else math.pi
+
+
+_CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins, pi=_pi,
+                  constant=lambda v: not hasattr(v, "tag"),   # no perturbation on v
+                  no_derivative=_no_derivative)
 _FLOAT = dict({"math_" + rule.name: rule.lib[0] for rule in TABLE if rule.lib},
               like=lambda v, c: float(c), **_CONSTANTS)
 
@@ -232,6 +248,11 @@ def _as_calls(text):
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
+def _calls(text):
+    """Whether a partial's text calls a function (not only arithmetic)."""
+    return any(isinstance(n, ast.Call) for n in ast.walk(ast.parse(text, mode="eval")))
+
+
 def _uses(text, params):
     """Which of ``params`` the partial's text reads: (True, False, True) for "x * r" of x, y, r.
     Reverse mode keeps only those until the sweep, so an unused result is freed at once."""
@@ -290,7 +311,9 @@ def _make(rule):
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
         rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)
-        rule.linear = tuple(any(u) and not u[i] and not u[-1] for i, u in enumerate(rule.uses))
+        # (arithmetic partials only: mul, div's numerator; xlogy's log(y) vanishes at y = 1)
+        rule.linear = tuple(any(u) and not u[i] and not u[-1] and not _calls(d)
+                            for i, (u, d) in enumerate(zip(rule.uses, rule.partial_texts)))
         if REFERENCE:
             rule.op = (_generate(_REFERENCE_BINARY, rule, "X, Y") if rule.arity == 2
                        else _generate(_REFERENCE_UNARY, rule))

@@ -1,0 +1,206 @@
+"""Base functions of the special-function rows of the rule table (scipy.special's names), one per
+family of base number: Python floats (math), numpy arrays and scalars, mpmath's mpf.
+
+scipy is optional.  Where it is installed, its ufuncs compute the numpy family (float32 stays
+float32, as scipy's loops keep it) and the floats that math has no function for; it is imported
+on the first call, not with dvlad.  Without it the floats come from mpmath at double precision
+and arrays from the float function element by element: slower, the same values to rounding.
+The mpf family is mpmath's own, at the working precision.  Values at poles and domain edges
+follow scipy (gammaln at a pole is +inf, logit(0) is -inf, erfinv(1) is +inf).
+"""
+import math
+
+import mpmath
+import numpy as np
+
+from .base import INF
+
+_SCIPY = []
+
+
+def scipy_special():
+    """scipy.special, or None without scipy (imported once, on first use)."""
+    if not _SCIPY:
+        try:
+            import scipy.special as sc
+        except ImportError:
+            sc = None
+        _SCIPY.append(sc)
+    return _SCIPY[0]
+
+
+def _from_mpmath(f):
+    """A float function computed by mpmath at double precision (no scipy)."""
+    def g(*args):
+        with mpmath.workdps(20):
+            return float(f(*(mpmath.mpf(a) for a in args)))
+    return g
+
+
+def floats(name, mp_function):
+    """The math-family function of row ``name``: scipy's on a float, returned as a float."""
+    fallback = _from_mpmath(mp_function)
+
+    def f(*args):
+        sc = scipy_special()
+        return float(getattr(sc, name)(*args)) if sc is not None else fallback(*args)
+    f.__name__ = name
+    return f
+
+
+def arrays(name, float_function):
+    """The numpy-family function of row ``name``: scipy's ufunc, or the float function element
+    by element in the arguments' float type."""
+    def f(*args):
+        sc = scipy_special()
+        if sc is not None:
+            return getattr(sc, name)(*args)
+        kind = np.result_type(*args, np.float16)
+        out = np.vectorize(float_function, otypes=[float])(*args).astype(kind)
+        return out if out.ndim or any(isinstance(a, np.ndarray) for a in args) else out[()]
+    f.__name__ = name
+    return f
+
+
+# ---- the mpf family: mpmath's functions, with scipy's values at poles and edges ---------------
+
+def mp_gammaln(x):
+    if x <= 0 and x == mpmath.floor(x):
+        return mpmath.inf
+    return mpmath.log(abs(mpmath.gamma(x)))
+
+
+def mp_erfinv(x):
+    if abs(x) == 1:
+        return mpmath.inf * x
+    return mpmath.erfinv(x)
+
+
+def mp_erfcinv(x):
+    if x == 0 or x == 2:
+        return mpmath.inf * (1 - x)
+    # erfc⁻¹(x) = erf⁻¹(1 − x), with 1 − x formed at twice the precision (x near 0)
+    with mpmath.extradps(mpmath.mp.dps):
+        return +mpmath.erfinv(1 - x)
+
+
+def mp_expit(x):
+    return 1 / (1 + mpmath.exp(-x))
+
+
+def mp_logit(x):
+    if x == 0:
+        return -mpmath.inf
+    if x == 1:
+        return mpmath.inf
+    return mpmath.log(x) - mpmath.log1p(-x)
+
+
+def mp_xlogy(x, y):
+    return mpmath.mpf(0) if x == 0 else x * (mpmath.log(y) if y else -mpmath.inf)
+
+
+def mp_xlog1py(x, y):
+    return mpmath.mpf(0) if x == 0 else x * (mpmath.log1p(y) if y != -1 else -mpmath.inf)
+
+
+def mp_ndtr(x):
+    return mpmath.ncdf(x)
+
+
+def mp_log_ndtr(x):
+    return mpmath.log(mpmath.ncdf(x))
+
+
+def mp_ndtri(p):
+    if p == 0 or p == 1:
+        return mpmath.inf * (2 * p - 1)
+    return mpmath.sqrt(2) * mp_erfinv(2 * p - 1)
+
+
+def mp_iv(v, x):
+    # an integer order as an int: mpmath goes complex for a negative x and an mpf order, even
+    # an integer-valued one (I_v(−x) is real for integer v only)
+    if v == int(v):            # I₋ₙ = Iₙ and Iₙ(−x) = (−1)ⁿ Iₙ(x) for an integer n
+        n = abs(int(v))
+        r = mpmath.besseli(n, abs(x))
+        return -r if x < 0 and n % 2 else r
+    r = mpmath.besseli(v, x)
+    if type(r) is not type(mpmath.mpf(0)):
+        raise ValueError(f"math domain error: iv({v!r}, {x!r}) is not real")
+    return r
+
+
+def mp_i0(x):
+    return mpmath.besseli(0, x)
+
+
+def mp_i1(x):
+    return mpmath.besseli(1, x)
+
+
+def mp_betaln(a, b):
+    return mp_gammaln(a) + mp_gammaln(b) - mp_gammaln(a + b)
+
+
+def mp_polygamma(n, x):
+    return mpmath.polygamma(n, x)
+
+
+# ---- floats where math has the function (and dvlad's values at its domain edges) --------------
+
+def math_gammaln(x):
+    if x <= 0 and x == math.floor(x):
+        return INF
+    return math.lgamma(x)
+
+
+def math_expit(x):
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def math_logit(x):
+    if x == 0:
+        return -INF
+    if x == 1:
+        return INF
+    return math.log(x) - math.log1p(-x)
+
+
+def math_xlogy(x, y):
+    return 0.0 if x == 0 and y == y else x * (math.log(y) if y else -INF)
+
+
+def math_xlog1py(x, y):
+    return 0.0 if x == 0 and y == y else x * (math.log1p(y) if y != -1 else -INF)
+
+
+def math_ndtr(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def polygamma_arrays(function):
+    """scipy's polygamma is a Python function that answers in float64 and 0-d arrays: here in
+    x's float type (the order n is an integer), and a scalar for scalars."""
+    def f(n, x):
+        r = np.asarray(function(n, x))
+        kind = x.dtype if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" \
+            else np.float64
+        r = r.astype(kind, copy=False)
+        return r if np.ndim(n) or np.ndim(x) else r[()]
+    f.__name__ = function.__name__
+    return f
+
+
+def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None):
+    """(math, numpy, mpmath) base functions of a special row, for the rule table: scipy.special's
+    function ``scipy_name`` (imported on first use), mpmath's ``mp_function``, and
+    ``math_function`` for floats where math has one (else scipy's, else mpmath's)."""
+    math_function = math_function or floats(scipy_name, mp_function)
+    np_function = arrays(scipy_name, math_function)
+    if numpy_wrapper is not None:
+        np_function = numpy_wrapper(np_function)
+    return math_function, np_function, mp_function
