@@ -132,6 +132,9 @@ ORACLES = {
     "arccosh": lambda x: mpmath.log(x + mpmath.sqrt(x * x - 1)),
     "arctanh": lambda x: mpmath.log((1 + x) / (1 - x)) / 2,
     "deg2rad": lambda x: x * mpmath.pi / 180, "rad2deg": lambda x: x * 180 / mpmath.pi,
+    "cbrt": lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)),
+    "sinc": lambda x: mpmath.sin(mpmath.pi * x) / (mpmath.pi * x),
+    "copysign": lambda x, y: abs(x) * mpmath.sign(y), "fmax": max, "fmin": min,
     # scipy.special's rows
     "erf": mpmath.erf, "erfc": mpmath.erfc, "erfinv": mpmath.erfinv,
     "erfcinv": lambda x: mpmath.erfinv(1 - x),

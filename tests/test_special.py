@@ -136,3 +136,32 @@ def test_without_scipy_the_values_come_from_mpmath(rule, monkeypatch):
     truth = mpmath.diff(lambda t: rule.lib[2](*[mpmath.mpf(a) for a in args[:-1]], t),
                         mpmath.mpf(args[-1]))
     close(d, truth, rel=1e-13)
+
+
+# ---- numpy's elementwise functions added with them (issue #17): cbrt, copysign, fmax, fmin ----
+
+def test_fmax_fmin_ignore_a_nan_argument_and_its_partial():
+    x = np.array([1.0, 2.0, np.nan, -1.0])
+    y = np.array([np.nan, 3.0, 0.5, -1.0])          # a nan each side, y larger, a tie
+    for fn, want in ((np.fmax, [1.0, 0.0, 0.0, 0.5]), (np.fmin, [1.0, 1.0, 0.0, 0.5])):
+        assert np.array_equal(ad.vjp(lambda t: fn(t, y), x)[0], fn(x, y), equal_nan=True)
+        for grad in (ad.gradient_r, ad.gradient_f):
+            assert grad(lambda t: np.sum(fn(t, y)))(x).tolist() == want
+    assert ad.derivative(lambda t: ad.fmax(t, float("nan")))(2.0) == 1.0
+
+
+def test_cbrt_is_the_real_cube_root():
+    x = np.array([-8.0, 0.001, 27.0])
+    close(ad.gradient_r(lambda t: np.sum(np.cbrt(t)))(x), 1 / (3 * np.cbrt(x) ** 2), rel=1e-15)
+    assert ad.cbrt(-8.0) == -2.0 and ad.cbrt(1e-300) == np.cbrt(1e-300)
+    assert ad.derivative(ad.cbrt)(0.0) == np.inf
+    d2 = ad.derivative(ad.derivative(ad.cbrt))(-8.0)     # −(2/9) x^(−5/3) at −8: 2/288
+    close(d2, 2 / 9 / 32, rel=1e-15)
+
+
+def test_copysign_takes_its_sign_from_y():
+    x = np.array([1.5, -0.5, 2.0])
+    y = np.array([-1.0, 3.0, 0.0])
+    g = ad.gradient_r(lambda t: np.sum(np.copysign(t, y) * np.array([1.0, 2.0, 3.0])))(x)
+    assert g.tolist() == [-1.0, -2.0, 3.0]              # sign(x)·sign(y), +0.0 counts as +
+    assert ad.gradient_r(lambda t: np.sum(np.copysign(x, t)))(y).tolist() == [0.0, 0.0, 0.0]

@@ -103,6 +103,10 @@ MP = SimpleNamespace(
     deg2rad=lambda x: x * mpmath.pi / 180, rad2deg=lambda x: x * 180 / mpmath.pi,
     logaddexp=lambda x, y: mpmath.log(mpmath.exp(x) + mpmath.exp(y)),
     logaddexp2=lambda x, y: mpmath.log(mpmath.power(2, x) + mpmath.power(2, y)) / mpmath.log(2),
+    cbrt=lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)),
+    sinc=lambda x: mpmath.sin(mpmath.pi * x) / (mpmath.pi * x),
+    copysign=lambda x, y: abs(x) * mpmath.sign(y),
+    fmax=lambda x, y: mpmath.mpf(max(x, y)), fmin=lambda x, y: mpmath.mpf(min(x, y)),
     erf=mpmath.erf, erfc=mpmath.erfc, erfinv=mpmath.erfinv,
     erfcinv=lambda x: mpmath.erfinv(1 - x), gammaln=lambda x: mpmath.log(abs(mpmath.gamma(x))),
     digamma=mpmath.digamma, polygamma=lambda n, x: mpmath.polygamma(int(n), x),
@@ -127,19 +131,22 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "arctanh": "0.3", "deg2rad": "37.5", "rad2deg": "0.7",
                 "erf": "0.6", "erfc": "0.6", "erfinv": "0.3", "erfcinv": "0.4", "gammaln": "2.7",
                 "digamma": "2.7", "expit": "0.7", "logit": "0.3", "ndtr": "0.6",
-                "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8"}
+                "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8", "cbrt": "2.5",
+                "sinc": "0.1"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
                  "atan2": ("0.7", "-1.3"), "hypot": ("0.7", "-1.3"),
                  "maximum": ("0.7", "-1.3"), "minimum": ("0.7", "-1.3"),
                  "logaddexp": ("0.7", "-1.3"), "logaddexp2": ("0.7", "-1.3"),
                  "xlogy": ("0.7", "1.9"), "xlog1py": ("0.7", "0.9"), "betaln": ("1.7", "2.4"),
-                 "polygamma": ("1", "2.3"), "iv": ("2", "1.3")}
+                 "polygamma": ("1", "2.3"), "iv": ("2", "1.3"), "fmax": ("0.7", "-1.3"),
+                 "fmin": ("0.7", "-1.3"), "copysign": ("1.3", "-0.7")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
                "minimum": "0.7", "logaddexp": "0.7", "logaddexp2": "0.7", "xlogy": "1.9",
-               "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None}
+               "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None, "fmax": "0.7",
+               "fmin": "0.7", "copysign": "1.3"}
 # rows whose first argument is an integer order (polygamma's n): a series in the other only
 ORDER_ROWS = {r.name for r in TABLE if r.orders}
 

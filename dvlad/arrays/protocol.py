@@ -23,7 +23,7 @@ from ..core.tags import NotDifferentiableError
 # numpy's ufunc -> dvlad's primitive: from the rule table's rows (each names the ufuncs it
 # answers to), plus matmul (an array primitive) and the identity.
 UFUNCS = {getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.ufuncs}
-UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x})
+UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x, np.conjugate: lambda x: x})
 # Functions of primals only: their results carry no derivative (booleans, predicates).
 PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
               np.isnan, np.isinf, np.isfinite, np.signbit, np.logical_and, np.logical_or,
@@ -190,12 +190,17 @@ FUNCTIONS = {
     np.where: _where, np.clip: _clip, np.diff: _diff,
     np.shape: A.shape, np.ndim: lambda a: len(A.shape(a)),
     np.size: lambda a, axis=None: np.size(strip(a), axis),
+    # a real number's real part is itself, its imaginary part a plain 0 (numpy's np.std,
+    # np.var of a list of AD numbers take x.conjugate() and x.real)
+    np.real: lambda val: val, np.imag: lambda val: np.zeros_like(strip(val)),
     np.zeros_like: lambda a, *args, **kw: np.zeros_like(strip(a), *args, **kw),
     np.ones_like: lambda a, *args, **kw: np.ones_like(strip(a), *args, **kw),
     np.isclose: lambda a, b, *args, **kw: np.isclose(strip(a), strip(b), *args, **kw),
     np.allclose: lambda a, b, *args, **kw: np.allclose(strip(a), strip(b), *args, **kw),
     np.array_equal: lambda a, b, *args, **kw: np.array_equal(strip(a), strip(b), *args, **kw),
 }
+# numpy functions that are rows of the rule table without being ufuncs (np.sinc)
+FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 
 
 def array_function(self, func, types, args, kwargs):
@@ -268,6 +273,9 @@ def _install(cls):
     cls.dot = LA.dot
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
     cls.trace = LA.trace
+    cls.real = property(lambda self: self)           # real numbers: the real part is the number
+    cls.imag = property(lambda self: np.zeros_like(strip(self))[()])
+    cls.conjugate = cls.conj = lambda self: self
     # numpy applies a ufunc to an object array by calling each element's method of that name
     for rule in TABLE:
         for name in rule.ufuncs:

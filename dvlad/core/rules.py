@@ -47,6 +47,7 @@ import numpy as np
 from . import kernels as K
 from . import recurrences as S
 from .base import INF, MPF, real_only
+from .number import ADNumber
 from . import special as X
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
@@ -62,19 +63,20 @@ class Rule:
     nor r, and is not a literal: mul in x and y, div in x)."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
-                 "divides", "kernel", "zero", "points", "special", "orders",
+                 "divides", "kernel", "zero", "points", "special", "orders", "functions",
                  "op", "base", "float", "partials", "array_partials", "uses", "linear")
 
     def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
                  taylor=None, divides=False, kernel=None, zero=None, points=(), special=(),
-                 orders=()):
+                 orders=(), functions=()):
         self.name, self.base_text, self.partial_texts = name, base, tuple(partials)
         self.arity = arity if arity is not None else len(self.partial_texts)
         if lib is SAME:
             lib = (getattr(math, name), getattr(np, name), getattr(mpmath, name))
-        # special: the scipy.special ufuncs it answers to (when scipy is installed); orders: the
-        # arguments that are an integer order (polygamma's n), never differentiated
-        self.special, self.orders = tuple(special), tuple(orders)
+        # special: the scipy.special ufuncs it answers to (when scipy is installed); functions:
+        # the numpy functions that are not ufuncs (np.sinc); orders: the arguments that are an
+        # integer order (polygamma's n), never differentiated
+        self.special, self.orders, self.functions = tuple(special), tuple(orders), tuple(functions)
         self.lib, self.ufuncs, self.dunders = lib, tuple(ufuncs), tuple(dunders)
         self.taylor, self.divides = taylor, divides
         self.kernel, self.zero, self.points = kernel, zero, tuple(points)
@@ -142,6 +144,61 @@ def _rounding(np_function):
         return x if type(x) is int else float(np_function(x))
     f.__name__ = np_function.__name__
     return f
+
+
+def _sinc_math(x):
+    """numpy's normalized sinc, sin(πx)/(πx), as numpy computes it; 1 at 0."""
+    if x == 0:
+        return 1.0
+    y = math.pi * x
+    return math.sin(y) / y
+
+
+def sinc_slope_series(x):
+    """sinc′(x) near 0, where (cos πx − sinc x)/x cancels: π²x·Σₖ₌₁ (−1)ᵏ 2k uᵏ⁻¹/(2k + 1)!,
+    u = (πx)², as −(π²x/3)(1 + r₂(1 + r₃(1 + ...))), rₖ = −u/(2(k − 1)(2k + 1)): only exact
+    integers divide (an mpf keeps its precision).  Written in arithmetic, so it nests like a
+    partial's text; 30 terms: the next is below 1e-80 for |x| < 1/4 (u < 0.62), so derivatives
+    of it to order 8 at 50 digits are exact too."""
+    b = x
+    while isinstance(b, ADNumber):
+        b = b.primal
+    p = +mpmath.pi if type(b) is MPF else math.pi
+    u = (p * x) * (p * x)
+    s = 1.0
+    for k in range(30, 1, -1):
+        s = 1.0 - u / (2 * (k - 1) * (2 * k + 1)) * s
+    return -(p * p) * x * s / 3
+
+
+# functions the rows' partial texts call besides the rows themselves
+HELPERS = {"sinc_slope_series": sinc_slope_series}
+
+
+def _cbrt_math(x):
+    """The real cube root (math.cbrt is Python 3.11's): x^(1/3) with x's sign, and one Newton
+    step, which takes the power's rounding error away."""
+    if x == 0 or x != x or x - x != 0:
+        return x
+    r = math.copysign(abs(x) ** (1.0 / 3.0), x)
+    return r - (r * r * r - x) / (3.0 * r * r)
+
+
+def _cbrt_mp(x):
+    return mpmath.cbrt(x) if x >= 0 else -mpmath.cbrt(-x)       # mpmath's is complex for x < 0
+
+
+def _copysign_mp(x, y):
+    return abs(x) if mpmath.sign(y) > 0 or (y == 0 and math.copysign(1.0, float(y)) > 0) \
+        else -abs(x)
+
+
+def _fmax(x, y):
+    return y if x != x or y > x else x          # nan is ignored, as in numpy's fmax
+
+
+def _fmin(x, y):
+    return y if x != x or y < x else x
 
 
 def _atanh_math(x):
@@ -222,6 +279,17 @@ TABLE = [
     Rule("minimum", "minimum(x, y)", ("1.0 if x < y else (" + _TIE + ")",
                                       "1.0 if y < x else (" + _TIE + ")"),
          lib=(_smaller, np.minimum, _smaller), ufuncs=("minimum",), points=P2),
+    # fmax, fmin: maximum, minimum with a nan argument ignored (the other one is the value)
+    Rule("fmax", "fmax(x, y)", ("1.0 if x > y or y != y else (" + _TIE + ")",
+                                "1.0 if y > x or x != x else (" + _TIE + ")"),
+         lib=(_fmax, np.fmax, _fmax), ufuncs=("fmax",), points=P2),
+    Rule("fmin", "fmin(x, y)", ("1.0 if x < y or y != y else (" + _TIE + ")",
+                                "1.0 if y < x or x != x else (" + _TIE + ")"),
+         lib=(_fmin, np.fmin, _fmin), ufuncs=("fmin",), points=P2),
+    # |x| with y's sign: ∂x = sign(x)·(±1), kinked at x = 0 as abs is; piecewise constant in y
+    Rule("copysign", "copysign(x, y)", ("sign(x) * copysign(1.0, y)", "0.0"),
+         lib=(math.copysign, np.copysign, _copysign_mp), ufuncs=("copysign",),
+         points=(("1.3", "-0.7"), ("-0.6", "2.1"))),
     # ∂/∂x log(eˣ + eʸ) = eˣ⁻ʳ, written as the logistic function of x − y: exp(x − r) cancels in
     # x − r (float32 second derivatives were 1e-6 off), this does not
     Rule("logaddexp", "logaddexp(x, y)", (_LOGISTIC.format(a="x", b="y", exp="exp"),
@@ -307,6 +375,15 @@ TABLE = [
     Rule("arctanh", "arctanh(x)", ("1.0 / ((1.0 - x) * (1.0 + x)) if x * x != 1 else INF",),
          lib=(_atanh_math, np.arctanh, real_only(mpmath.atanh, "arctanh")),
          ufuncs=("arctanh",), points=(("0.3",), ("-0.7",))),
+    # numpy's normalized sinc x = sin(πx)/(πx): sinc′ = (cos πx − sinc x)/x, near 0 its series
+    Rule("sinc", "sinc(x)", ("sinc_slope_series(x) if abs(x) < 0.25 else "
+                             "(cos(pi(x) * x) - r) / x",),
+         lib=(_sinc_math, np.sinc, mpmath.sincpi), functions=("sinc",),
+         points=(("0.1",), ("0.8",), ("-2.3",))),
+    # the real cube root: (∛x)′ = 1/(3r²), +∞ at 0
+    Rule("cbrt", "cbrt(x)", ("1.0 / (3.0 * (r * r)) if r else INF",),
+         lib=(_cbrt_math, np.cbrt, _cbrt_mp), ufuncs=("cbrt",), divides=True,
+         points=(("2.5",), ("-0.4",))),
     Rule("deg2rad", "deg2rad(x)", ("deg2rad(like(x, 1))",),
          lib=(math.radians, np.deg2rad, mpmath.radians), ufuncs=("deg2rad", "radians"),
          points=(("37.5",), ("-210.0",))),

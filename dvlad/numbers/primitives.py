@@ -20,7 +20,7 @@ import numpy as np
 from ..core import base, pool
 from ..core.base import MPF, dispatch
 from ..core.number import ARRAY_OPS, ADNumber, strip
-from ..core.rules import TABLE
+from ..core.rules import HELPERS, TABLE
 from ..core.switch import REFERENCE
 from ..core.tags import NotDifferentiableError
 from ..core.vectorize import make_helpers, vectorize
@@ -160,7 +160,7 @@ def _pi(v):
 
 _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins, pi=_pi,
                   constant=lambda v: not hasattr(v, "tag"),   # no perturbation on v
-                  no_derivative=_no_derivative)
+                  no_derivative=_no_derivative, **HELPERS)
 _FLOAT = dict({"math_" + rule.name: rule.lib[0] for rule in TABLE if rule.lib},
               like=lambda v, c: float(c), **_CONSTANTS)
 
