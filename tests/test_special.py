@@ -165,3 +165,16 @@ def test_copysign_takes_its_sign_from_y():
     g = ad.gradient_r(lambda t: np.sum(np.copysign(t, y) * np.array([1.0, 2.0, 3.0])))(x)
     assert g.tolist() == [-1.0, -2.0, 3.0]              # sign(x)·sign(y), +0.0 counts as +
     assert ad.gradient_r(lambda t: np.sum(np.copysign(x, t)))(y).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_indices_and_orderings_answer_for_the_primals():
+    x = np.array([3.0, 1.0, 2.0])
+
+    def f(x):
+        top = x[np.argmax(x)] + x[np.argmin(x)] * np.count_nonzero(x > 1.5)
+        ranked = np.sum(x[np.argsort(x)] * np.arange(3.0))
+        return top + ranked + np.sum(x[np.nonzero(x > 1.5)]) * np.all(x > 0)
+    # 3 + 1·2 + (1·0 + 2·1 + 3·2) + (3 + 2): ∂ = [1 + 2 + 1, 2 + 0, 1 + 1]
+    for grad in (ad.gradient_r, ad.gradient_f):
+        assert grad(f)(x).tolist() == [4.0, 2.0, 2.0]
+    assert ad.derivative(lambda t: t * np.searchsorted([0.5, 1.5, 2.5], t))(2.0) == 2.0

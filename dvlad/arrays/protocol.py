@@ -199,6 +199,14 @@ FUNCTIONS = {
     np.allclose: lambda a, b, *args, **kw: np.allclose(strip(a), strip(b), *args, **kw),
     np.array_equal: lambda a, b, *args, **kw: np.array_equal(strip(a), strip(b), *args, **kw),
 }
+# Integer-valued functions (indices, counts, orderings) and tests: they answer for the primals,
+# and their results carry no derivative (the values they pick out do, through indexing).
+FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
+                                                      **{k: strip(v) for k, v in kw.items()}))(f)
+                  for f in (np.argmax, np.argmin, np.argsort, np.argpartition, np.searchsorted,
+                            np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
+                            np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
+                            np.iscomplex)})
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 
