@@ -65,7 +65,7 @@ difference) but keeps the modes' agreement.
 
 "A named error on both sides": if one evaluation raises a :class:`dvlad.DvladError`, every other
 one must raise the same class; any other exception from a valid program fails.  Some programs
-carry a construct that must raise (``float(v)`` of a perturbed v, ``np.cumsum``, a direction
+carry a construct that must raise (``float(v)`` of a perturbed v, ``np.cumprod``, a direction
 with a missing key): then every derivative must raise that error.
 """
 import copy
@@ -1139,13 +1139,13 @@ class Builder:
                            b in self.live and d in self.live)
 
     def array_error(self):
-        """np.cumsum of a perturbed array: every derivative must raise NotDifferentiableError."""
+        """np.cumprod of a perturbed array: every derivative must raise NotDifferentiableError."""
         live = [n for n in self.arrays_of() if n in self.certain]
         if not live or self.shared.expect:
             return None
         a = self.variable(live)
         self.shared.expect = ad.NotDifferentiableError
-        return self.assign(f"np.cumsum({a})", f"np.cumsum({a})", False)
+        return self.assign(f"np.cumprod({a})", f"np.cumprod({a})", False)
 
     def statement(self):
         draw = self.draw

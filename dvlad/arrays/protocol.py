@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from . import composite
 from . import linalg as LA
 from . import primitives as A
 from ..core.rules import TABLE
@@ -207,6 +208,8 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
                             np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
                             np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
                             np.iscomplex)})
+# statistics, cumulative sums, and functions that move, pick or assemble elements
+FUNCTIONS.update(composite.FUNCTIONS)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 
