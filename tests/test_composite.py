@@ -42,6 +42,13 @@ CASES = {
     "pad_edge": lambda a: np.pad(a, ((1, 0), (2, 1)), mode="edge"),
     "pad_reflect": lambda a: np.pad(a, 2, mode="reflect"),
     "pad_wrap": lambda a: np.pad(a, (1, 2), mode="wrap"),
+    "sort": np.sort, "sort_axis0": lambda a: np.sort(a, axis=0),
+    "sort_flat": lambda a: np.sort(a, axis=None), "median": np.median,
+    "median_axis": lambda a: np.median(a, axis=1),
+    "median_keepdims": lambda a: np.median(a, axis=0, keepdims=True),
+    "quantile": lambda a: np.quantile(a, [0.1, 0.5, 0.9], axis=1),
+    "percentile": lambda a: np.percentile(a, 30),
+    "percentile_keepdims": lambda a: np.percentile(a, [20, 70], axis=0, keepdims=True),
 }
 
 
@@ -71,6 +78,7 @@ def test_float32_stays_float32():
     (lambda a: np.take(a, [0, 99], mode="clip"), "mode"),
     (lambda a: np.pad(a, 1, mode="linear_ramp"), "linear_ramp"),
     (lambda a: np.nansum(a, initial=1.0), "initial"),
+    (lambda a: np.quantile(a, 0.3, method="nearest"), "nearest"),
 ])
 def test_keywords_that_change_the_value_are_refused(call, named):
     with pytest.raises(ad.NotDifferentiableError, match=named):

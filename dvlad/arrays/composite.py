@@ -98,6 +98,58 @@ def _nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=np._No
     return A.sum(_nan_zeroed(a), axis, bool(keepdims)) / count
 
 
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _plain("sort", order=order)
+    if axis is None:
+        a, axis = A.reshape(a, (-1,)), 0
+    return _take_along_axis(a, np.argsort(strip(a), axis=axis, kind="stable"), axis)
+
+
+def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+              keepdims=False, *, weights=None, interpolation=None):
+    """numpy's 'linear' quantile: the sorted values at (n − 1)·q, interpolated linearly.  Its
+    derivative picks the elements at those ranks (at a tie, stable sorting's choice)."""
+    _plain("quantile", out=out, weights=weights, interpolation=interpolation)
+    if method != "linear":
+        raise NotDifferentiableError(f"numpy.quantile with method={method!r}: dvlad "
+                                     f"differentiates method='linear'")
+    q = np.asarray(strip(q), dtype=float)
+    nd = _ndim(a)
+    if axis is None:
+        srt, ax = _sort(A.reshape(a, (-1,)), 0), 0
+    else:
+        ax = axis % nd
+        srt = _sort(a, ax)
+    n = A.shape(srt)[ax]
+    pos = (n - 1) * q
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, n - 1)
+    frac = pos - lo
+    # the q axis first, as numpy puts it
+    low = _moveaxis(_take(srt, lo.reshape(-1), axis=ax), ax, 0)
+    high = _moveaxis(_take(srt, hi.reshape(-1), axis=ax), ax, 0)
+    fr = frac.reshape((-1,) + (1,) * (_ndim(low) - 1))
+    out = low + (high - low) * fr
+    out = A.reshape(out, q.shape + A.shape(out)[1:])
+    if keepdims:
+        kept = [1] * nd
+        if axis is not None:
+            kept = list(A.shape(a))
+            kept[ax] = 1
+        out = A.reshape(out, q.shape + tuple(kept))
+    return out
+
+
+def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+    return _quantile(a, np.asarray(strip(q), dtype=float) / 100, axis, out, overwrite_input,
+                     method, keepdims, weights=weights, interpolation=interpolation)
+
+
+def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
 # ---- cumulative sums: a linear primitive whose transpose is the reversed cumulative sum --------
 
 def _reversed_cumsum(s, axis):
@@ -349,7 +401,8 @@ def _pad(array, pad_width, mode="constant", **kw):
 
 FUNCTIONS = {
     np.var: _var, np.std: _std, np.average: _average, np.ptp: _ptp, np.nansum: _nansum,
-    np.nanmean: _nanmean, np.cumsum: _cumsum,
+    np.nanmean: _nanmean, np.cumsum: _cumsum, np.sort: _sort, np.quantile: _quantile,
+    np.percentile: _percentile, np.median: _median,
     np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0),
     np.roll: _roll, np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
     np.atleast_2d: _atleast_2d, np.atleast_3d: _atleast_3d,
