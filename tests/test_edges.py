@@ -847,6 +847,20 @@ def test_float_power_computes_in_float64_as_numpy_does():
     assert type(d) is np.float64 and d == 3 * 1.5 ** 2
 
 
+def test_a_tangent_passed_on_by_a_unit_partial_takes_the_results_dtype():
+    """x (float32) + a float64 0-d array is float64 (numpy: a 0-d array is not weak); add's
+    partial 1 passed the float32 tangent on unchanged, so jvp, hvp rf and ff were float32 where
+    gradient_r, hvp fr and rr were float64 (the long fuzzer run, 10⁵ programs, found it)."""
+    x = np.zeros(3, dtype=np.float32)
+    v = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+    f = lambda x: np.sum(ad.add(x, np.array(0.0)))                        # noqa: E731
+    assert f(x).dtype == np.float64
+    assert {ad.hvp(f, x, v, m).dtype for m in ("fr", "rf", "rr", "ff")} == {np.dtype("float64")}
+    assert ad.jvp(f, x, v)[1].dtype == ad.gradient_r(f)(x).dtype == np.float64
+    d = ad.derivative(lambda t: t + np.float64(0.5))(np.float32(1.0))
+    assert type(d) is np.float64 and d == 1.0
+
+
 def test_hvp_at_a_0d_point_is_a_0d_array_in_every_mode():
     x0 = np.array(0.5)
     for m in ("fr", "rf", "rr", "ff"):

@@ -96,6 +96,10 @@ def _tangent(u, tag, zero):
         if np.shape(b) != np.shape(zero):              # derivative, also where it is 0)
             return in_precision(like_leaf(zero_like(b), None), want)
         return in_precision(zero, want)
+    b = strip(u)
+    bt = strip(t)
+    if type(bt) is not type(b) or getattr(bt, "dtype", None) is not getattr(b, "dtype", None):
+        t = in_precision(t, precision(t, [b]))    # (a ±1 partial passed a narrower tangent on)
     return t
 
 
@@ -170,7 +174,7 @@ def _derivative_at(f, x):
         b = Bundle()
         b.tag, b.primal, b.tangent = tag, x, one
         y = f(b)
-        if type(y) is Bundle and y.tag is tag:
+        if type(y) is Bundle and y.tag is tag and type(y.tangent) is type(y.primal):
             return y.tangent
         if is_number(y):
             return _tangent(y, tag, zero)

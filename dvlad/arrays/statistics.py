@@ -1,0 +1,156 @@
+"""numpy's statistics written with dvlad's array primitives: var, std, average, ptp, nansum,
+nanmean, cumsum, sort, median, quantile, percentile.
+
+Each takes numpy's signature; a keyword that changes the value and that dvlad does not
+differentiate raises NotDifferentiableError naming it.  ``cumsum`` is a linear primitive of its
+own (its transpose is the reversed cumulative sum); the rest are made of indexing, sums and the
+rule table's rows, so every mode and nesting comes from those.
+"""
+import numpy as np
+
+from . import primitives as A
+from .composite import _as_array, _axis_slices, _moveaxis, _ndim, _plain, _take, \
+    _take_along_axis
+from .primitives import _Apply, _primitive
+from ..core.number import ADNumber, strip
+from ..core.tags import NotDifferentiableError
+
+__all__ = ["FUNCTIONS"]
+
+
+# ---- statistics ---------------------------------------------------------------------------------
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np._NoValue,
+         mean=np._NoValue, correction=np._NoValue):
+    _plain("var", dtype=dtype, out=out, where=where, mean=mean)
+    if correction is not np._NoValue:
+        ddof = correction
+    shp = A.shape(a)
+    n = int(np.prod(shp)) if axis is None else int(np.prod([shp[i] for i in np.atleast_1d(axis)]))
+    d = a - A.mean(a, axis, True)
+    return A.sum(d * d, axis, bool(keepdims)) / (n - ddof)
+
+
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np._NoValue,
+         mean=np._NoValue, correction=np._NoValue):
+    _plain("std", dtype=dtype, out=out, where=where, mean=mean)
+    return np.sqrt(_var(a, axis, None, None, ddof, keepdims, correction=correction))
+
+
+def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    a = _as_array(a)
+    if weights is None:
+        avg = A.mean(a, axis, bool(keepdims))
+        total = np.prod(A.shape(a)) / np.prod(A.shape(avg)) + 0.0
+    else:
+        w = _as_array(weights)
+        if A.shape(w) != A.shape(a):            # numpy: 1-d weights along the axis
+            if axis is None or _ndim(w) != 1:
+                raise ValueError("average: weights differ in shape from a; give an axis and "
+                                 "1-d weights, as numpy asks")
+            shp = [1] * _ndim(a)
+            shp[axis % _ndim(a)] = A.shape(w)[0]
+            w = A.reshape(w, tuple(shp)) if isinstance(w, ADNumber) else w.reshape(shp)
+        total = A.sum(w * np.ones(A.shape(a)), axis, bool(keepdims))
+        avg = A.sum(a * w, axis, bool(keepdims)) / total
+    return (avg, total) if returned else avg
+
+
+def _ptp(a, axis=None, out=None, keepdims=False):
+    _plain("ptp", out=out)
+    return A.amax(a, axis, bool(keepdims)) - A.amin(a, axis, bool(keepdims))
+
+
+def _nan_zeroed(a):
+    return A.where(np.isnan(strip(a)), 0.0, a)
+
+
+def _nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
+            where=np._NoValue):
+    _plain("nansum", dtype=dtype, out=out, initial=initial, where=where)
+    return A.sum(_nan_zeroed(a), axis, bool(keepdims))
+
+
+def _nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=np._NoValue):
+    _plain("nanmean", dtype=dtype, out=out, where=where)
+    count = np.sum(~np.isnan(strip(a)), axis=axis, keepdims=bool(keepdims))
+    return A.sum(_nan_zeroed(a), axis, bool(keepdims)) / count
+
+
+def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _plain("sort", order=order)
+    if axis is None:
+        a, axis = A.reshape(a, (-1,)), 0
+    return _take_along_axis(a, np.argsort(strip(a), axis=axis, kind="stable"), axis)
+
+
+def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+              keepdims=False, *, weights=None, interpolation=None):
+    """numpy's 'linear' quantile: the sorted values at (n − 1)·q, interpolated linearly.  Its
+    derivative picks the elements at those ranks (at a tie, stable sorting's choice)."""
+    _plain("quantile", out=out, weights=weights, interpolation=interpolation)
+    if method != "linear":
+        raise NotDifferentiableError(f"numpy.quantile with method={method!r}: dvlad "
+                                     f"differentiates method='linear'")
+    q = np.asarray(strip(q), dtype=float)
+    nd = _ndim(a)
+    if axis is None:
+        srt, ax = _sort(A.reshape(a, (-1,)), 0), 0
+    else:
+        ax = axis % nd
+        srt = _sort(a, ax)
+    n = A.shape(srt)[ax]
+    pos = (n - 1) * q
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, n - 1)
+    frac = pos - lo
+    # the q axis first, as numpy puts it
+    low = _moveaxis(_take(srt, lo.reshape(-1), axis=ax), ax, 0)
+    high = _moveaxis(_take(srt, hi.reshape(-1), axis=ax), ax, 0)
+    fr = frac.reshape((-1,) + (1,) * (_ndim(low) - 1))
+    out = low + (high - low) * fr
+    out = A.reshape(out, q.shape + A.shape(out)[1:])
+    if keepdims:
+        kept = [1] * nd
+        if axis is not None:
+            kept = list(A.shape(a))
+            kept[ax] = 1
+        out = A.reshape(out, q.shape + tuple(kept))
+    return out
+
+
+def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None, interpolation=None):
+    return _quantile(a, np.asarray(strip(q), dtype=float) / 100, axis, out, overwrite_input,
+                     method, keepdims, weights=weights, interpolation=interpolation)
+
+
+def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return _quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+# ---- cumulative sums: a linear primitive whose transpose is the reversed cumulative sum --------
+
+def _reversed_cumsum(s, axis):
+    flip = _axis_slices(_ndim(s), axis, slice(None, None, -1))
+    return A.getitem(cumsum_axis(A.getitem(s, flip), axis), flip)
+
+
+cumsum_axis = _primitive(
+    "cumsum", lambda x, axis: np.cumsum(x, axis=axis),
+    lambda x, axis: (_Apply(lambda t: cumsum_axis(t, axis),
+                            lambda s: _reversed_cumsum(s, axis)), None))
+
+
+def _cumsum(a, axis=None, dtype=None, out=None):
+    _plain("cumsum", dtype=dtype, out=out)
+    if axis is None:
+        return cumsum_axis(A.reshape(a, (-1,)), 0)
+    return cumsum_axis(a, axis % _ndim(a))
+
+
+FUNCTIONS = {
+    np.var: _var, np.std: _std, np.average: _average, np.ptp: _ptp, np.nansum: _nansum,
+    np.nanmean: _nanmean, np.cumsum: _cumsum, np.sort: _sort, np.quantile: _quantile,
+    np.percentile: _percentile, np.median: _median,
+}
