@@ -317,7 +317,8 @@ def _fix(fn, x0):
     b = _secant(lambda y: fn(y) - y, x)
     if b is not None:
         return b
-    for _ in range(100000):             # (the secant method wandered: plain steps)
+    b = x                               # (the secant method wandered: plain steps from x)
+    for _ in range(100000):
         x, b = b, fn(b)
         if abs(b - x) <= 4 * mpmath.mp.eps * max(1, abs(b)):
             return b

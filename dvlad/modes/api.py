@@ -159,7 +159,8 @@ def jvp(f, x, v):
 
 def _derivative_at(f, x):
     """derivative(f)(x): f′(x) by one forward pass (see :func:`derivative`)."""
-    if type(x) is float and not REFERENCE:           # the common case, fast
+    fast = type(x) is float and not REFERENCE
+    if fast:                                         # the common case
         one, zero = 1.0, 0.0
     else:
         x = as_real(strip_dead(_real(x, "derivative's input")))
@@ -174,8 +175,8 @@ def _derivative_at(f, x):
         b = Bundle()
         b.tag, b.primal, b.tangent = tag, x, one
         y = f(b)
-        if type(y) is Bundle and y.tag is tag and type(y.tangent) is type(y.primal):
-            return y.tangent
+        if type(y) is Bundle and y.tag is tag and (fast or type(y.tangent) is type(y.primal)):
+            return y.tangent            # (else a narrower tangent than y: see _tangent)
         if is_number(y):
             return _tangent(y, tag, zero)
         return _split(f, x, one, y, tag, zero, "derivative")[1]    # structures, functions
