@@ -8,7 +8,8 @@ from . import arrays  # (importing dvlad.arrays installs numpy's protocols on AD
 from .core import pool  # noqa: F401  (dvlad.pool: the memory dvlad reuses)
 from .core.switch import REFERENCE
 from .teaching import naive
-from .modes.api import derivative, directional_derivative, gradient_r, jvp, primal, vjp
+from .modes.api import (derivative, directional_derivative, gradient_r, jvp, primal,
+                        stop_gradient, value_and_gradient_r, vjp)
 from .numbers.bundle import Bundle
 from .operators.custom import primitive, vector_primitive
 from .operators.fixed_point import fixed_point, root
@@ -103,6 +104,7 @@ __version__ = "0.1.0"
 __all__ = [
     "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
     "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
+    "value_and_gradient_r", "stop_gradient",
     "taylor", "derivatives", "nth_derivative", "directional_derivatives",
     "primitive", "vector_primitive", "check_grads",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",

@@ -1,28 +1,28 @@
-"""The derivative operators.  Naming: ``_f`` = forward mode, ``_r`` = reverse mode; ``jvp`` pushes a
-tangent forward, ``vjp`` pulls a sensitivity back.  Each call of an operator makes a fresh tag, so
+"""The derivative operators (forward mode's in :mod:`.forward`, imported here).  Naming: ``_f`` =
+forward mode, ``_r`` = reverse mode; ``jvp`` pushes a tangent forward, ``vjp`` pulls a
+sensitivity back.  Each call of an operator makes a fresh tag, so
 every operator nests inside every other, to any depth.
 
 Structures: inputs are real numbers, arrays, or nested tuples/lists/dicts of them; gradients come
 back in the same structure.  Jacobians, Hessians and HVPs are in :mod:`dvlad.matrices`.
 """
-import functools
-
 import numpy as np
 
 from ..core.base import one_like, zero_like
-from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
-from ..numbers.partials import SEEDS
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import (as_real, direction_like, flatten, flatten_like,
-                               in_precision, precision,
-                               in_object_array, is_number, leaf, like_leaf, map_leaves, unflatten)
-from .sweep import left_out, structural, sweep
+from ..core.structures import as_real, flatten, flatten_like, in_precision, like_leaf, map_leaves, \
+    precision, unflatten
 from ..core.switch import REFERENCE
-from ..core.tags import FORWARD, REVERSE, NotDifferentiableError, new_tag
+from ..core.tags import REVERSE, new_tag
+from ..numbers.bundle import Bundle, primal_of
 from ..numbers.tape import TapeCell, gc_paused, make_cell
-from .common import Applied, _is_zero, _real, _same_shapes, _scalar
+from .common import Applied, Bound, _same_shapes, _scalar
+# forward mode's operators live in .forward; they are dvlad.modes.api's too
+from .forward import derivative, directional_derivative, jvp  # noqa: F401
+from .sweep import left_out, structural, sweep
 
-__all__ = ["derivative", "gradient_r", "jvp", "directional_derivative", "vjp", "primal"]
+__all__ = ["derivative", "gradient_r", "value_and_gradient_r", "jvp", "directional_derivative",
+           "vjp", "primal", "stop_gradient"]
 
 
 def flat_scalars(x):
@@ -45,154 +45,6 @@ def flat_scalars(x):
                 return None
         out.append(a)
     return out
-
-
-def scalar_tangent(y, tag, who):
-    """The tangent for tag of f's value y, which must be one real number (float fast path)."""
-    if type(y) is Bundle and y.tag is tag and type(strip(y)) is float:
-        return y.tangent
-    return _tangent(_scalar(y, who), tag, 0.0)
-
-
-def _forward(f, x, v, origin):
-    """(f(x), J·v) for structures x, v of one shape, by one forward pass.
-
-    A function in f's result comes back as a function (see notes/functions-as-results.md):
-    its eta-expansion, whose every full application runs a fresh forward pass, so that it makes
-    the newest tag there and cannot confuse its perturbation with its caller's.
-    """
-    if type(x) is np.ndarray and type(v) is np.ndarray and x.dtype.kind == "f" and \
-            v.dtype is x.dtype and x.shape == v.shape:
-        leaves, tree, vleaves = [x], None, [v]         # (one float array, as flatten gives it)
-    else:
-        leaves, tree = flatten(x, f"{origin}'s input")
-        vleaves = flatten_like(v, tree, f"{origin}'s direction")
-        leaves = [as_real(strip_dead(a)) for a in leaves]
-        vleaves = [direction_like(as_real(strip_dead(b)), a) for a, b in zip(leaves, vleaves)]
-        _same_shapes(leaves, vleaves, f"{origin}: the direction", "the point")
-    zero = zero_like(strip(leaves[0])) if leaves else 0.0
-    tag = new_tag(FORWARD, origin)
-    # their zero lanes are structural (numbers/partials.py); a direction without one needs nothing
-    seeds = [id(b) for b in vleaves if type(b) is np.ndarray and b.dtype != object
-             and id(b) not in SEEDS and not b.all()]
-    SEEDS.update(seeds)
-    try:
-        # a leaf whose direction is exactly 0 is a constant (its 0·∞ would be nan): no bundle
-        in_objects = in_object_array(tree)
-        y = f(unflatten(tree, [a if _is_zero(b) and not obj else make_bundle(tag, a, b)
-                               for a, b, obj in zip(leaves, vleaves, in_objects)]))
-        return _split(f, x, v, y, tag, zero, origin)
-    finally:
-        tag.live = False
-        SEEDS.difference_update(seeds)
-
-
-def _tangent(u, tag, zero):
-    """u's tangent for tag; a constant array's is zeros of its own shape."""
-    t = tangent_of(u, tag, zero)
-    if t is zero:
-        b = strip(u)
-        want = precision(zero, [b])                    # (the point's and u's: one dtype per
-        if np.shape(b) != np.shape(zero):              # derivative, also where it is 0)
-            return in_precision(like_leaf(zero_like(b), None), want)
-        return in_precision(zero, want)
-    b = strip(u)
-    bt = strip(t)
-    if type(bt) is not type(b) or getattr(bt, "dtype", None) is not getattr(b, "dtype", None):
-        t = in_precision(t, precision(t, [b]))    # (a ±1 partial passed a narrower tangent on)
-    return t
-
-
-def _split(f, x, v, y, tag, zero, origin):
-    """(primal, tangent) of f's result y for tag, functions in it eta-expanded (tag still live)."""
-    who = f"{origin}'s result"
-    outs, out_tree = flatten(y, who, functions=True)
-    primals, tangents = [], []
-    for k, u in enumerate(outs):
-        if is_number(u):
-            primals.append(primal_of(u, tag))
-            tangents.append(_tangent(u, tag, zero))
-        else:
-            primals.append(_eta_primal(f, x, k, who))
-            tangents.append(_eta_tangent(f, x, v, k, who, origin))
-    return unflatten(out_tree, primals), unflatten(out_tree, tangents)
-
-
-def _eta_tangent(f, x, v, k, who, origin):
-    """The tangent of the function at leaf k of f(x): a fresh forward pass per application."""
-    def tangent_function(*args, **kwargs):
-        return _forward(lambda x2: leaf(f(x2), k, who)(*args, **kwargs), x, v, origin)[1]
-    tangent_function.__qualname__ = f"{origin} of a function-valued function"
-    return tangent_function
-
-
-def _eta_primal(f, x, k, who):
-    """The function at leaf k of f(x), with the perturbation removed (f runs again at x)."""
-    def primal_function(*args, **kwargs):
-        return leaf(f(x), k, who)(*args, **kwargs)
-    return primal_function
-
-
-def derivative(f):
-    """f′ by forward mode: x ↦ d/dx f(x), for f from a real number to numbers or structures.
-
-    If f(x) is a function (or contains functions), so is f′(x): f′(x)(y...) is the partial
-    derivative of the uncurried f with respect to its first argument.
-
-    >>> derivative(lambda x: x * x)(3.0)
-    6.0
-    """
-    # a partial of a module function, not a closure: it pickles whenever f does (process pools,
-    # Dask), and calling it is C code (a closure or an object's __call__ costs ~0.1 µs more of
-    # the ~1.5 µs derivative of benchmark (a))
-    return functools.partial(_derivative_at, f)
-
-
-def jvp(f, x, v):
-    """(f(x), J(f)(x)·v) by one forward pass; x and v of the same structure.
-
-    >>> jvp(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 0.0))
-    (6.0, 3.0)
-    """
-    return _forward(f, x, v, "jvp")
-
-
-def _derivative_at(f, x):
-    """derivative(f)(x): f′(x) by one forward pass (see :func:`derivative`)."""
-    fast = type(x) is float and not REFERENCE
-    if fast:                                         # the common case
-        one, zero = 1.0, 0.0
-    else:
-        x = as_real(strip_dead(_real(x, "derivative's input")))
-        if np.ndim(strip(x)):
-            raise NotDifferentiableError(
-                f"derivative takes a real number; got an array of shape {np.shape(strip(x))}."
-                f" For a direction use jvp or directional_derivative; for all partials, "
-                f"gradient_r or jacobian_f")
-        one, zero = one_like(strip(x)), zero_like(strip(x))
-    tag = new_tag(FORWARD, "derivative")
-    try:
-        b = Bundle()
-        b.tag, b.primal, b.tangent = tag, x, one
-        y = f(b)
-        if type(y) is Bundle and y.tag is tag and (fast or type(y.tangent) is type(y.primal)):
-            return y.tangent            # (else a narrower tangent than y: see _tangent)
-        if is_number(y):
-            return _tangent(y, tag, zero)
-        return _split(f, x, one, y, tag, zero, "derivative")[1]    # structures, functions
-    finally:
-        tag.live = False
-
-
-
-
-def directional_derivative(f, x, v):
-    """J(f)(x)·v, the derivative of f at x along v, by one forward pass.
-
-    >>> directional_derivative(lambda p: p[0] * p[1], (2.0, 3.0), (1.0, 1.0))
-    5.0
-    """
-    return _forward(f, x, v, "directional_derivative")[1]
 
 
 class Recording:
@@ -307,13 +159,52 @@ def _vjp(f, x, origin):
     return y_primal, pullback
 
 
-def gradient_r(f):
+def gradient_r(f, argnums=0, has_aux=False):
     """∇f by one reverse pass: x ↦ (∂f/∂x_j)_j in x's structure, for real-valued f.
+
+    ``argnums``: for f of several arguments, which to differentiate in (an int, or a tuple:
+    a tuple of gradients); the others are held constant.  ``has_aux``: f returns
+    ``(value, aux)`` and the result is ``(gradient, aux)``.
 
     >>> gradient_r(lambda p: p[0] * p[1])((2.0, 3.0))
     (3.0, 2.0)
+    >>> gradient_r(lambda x, y: x * y, argnums=(0, 1))(2.0, 3.0)
+    (3.0, 2.0)
     """
+    if argnums != 0 or has_aux:
+        return Bound(gradient_r, f, argnums, has_aux)
     return _GradientR(f)
+
+
+def value_and_gradient_r(f, argnums=0, has_aux=False):
+    """(f(x), ∇f(x)) from one reverse pass; with ``has_aux``, ((value, aux), gradient).
+
+    >>> value_and_gradient_r(lambda x: x * x)(3.0)
+    (9.0, 6.0)
+    """
+    bound = Bound(_ValueAndGradient, f, argnums, has_aux)
+    return _AuxFirst(bound) if has_aux else bound
+
+
+class _ValueAndGradient(Applied):
+    """value_and_gradient_r(f), applied at one point."""
+    __slots__ = ()
+    origin = "value_and_gradient_r"
+
+    def __call__(self, x):
+        rec = record(self.f, x, "value_and_gradient_r", scalar=True)
+        value = primal_of(rec.outs[0], rec.tag)
+        return strip_dead(value), _gradient_of(rec, [one_like(strip(rec.outs[0]))], consume=True)
+
+
+class _AuxFirst(Applied):
+    """((value, gradient), aux) as ((value, aux), gradient): JAX's order for value_and_grad."""
+    __slots__ = ()
+    origin = "value_and_gradient_r"
+
+    def __call__(self, *args):
+        (value, grad), aux = self.f(*args)
+        return (value, aux), grad
 
 
 def _gradient_of_scalars(f, leaves, kind):
@@ -345,8 +236,10 @@ class _GradientR(Applied):
     __slots__ = ()
     origin = "gradient_r"
 
-    def __call__(self, x):
+    def __call__(self, x, *rest):
         f = self.f
+        if rest:                                     # f(x, *rest): in x, the rest constant
+            return Bound(gradient_r, f)(x, *rest)
         leaves = flat_scalars(x)
         if leaves is not None:
             return _gradient_of_scalars(f, leaves, type(x))
@@ -364,3 +257,13 @@ def primal(x):
     if isinstance(x, ADNumber) or not isinstance(x, (tuple, list, dict)):
         return strip(x)
     return map_leaves(strip, x, "primal's input")
+
+
+def stop_gradient(x):
+    """x with every perturbation stripped, JAX's name for :func:`primal`: the value, in x's
+    structure, as a constant of every derivative being taken.
+
+    >>> derivative(lambda x: x * stop_gradient(x))(3.0)
+    3.0
+    """
+    return primal(x)

@@ -2,11 +2,11 @@
 checks of what users pass in (a real number, one real value, a direction shaped as its point)."""
 import numpy as np
 
-from ..core.number import ADNumber, strip
+from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import describe, is_number
 from ..core.tags import NotDifferentiableError
 
-__all__ = ["Applied", "_real", "_scalar", "_same_shapes", "_is_zero"]
+__all__ = ["Applied", "Bound", "_real", "_scalar", "_same_shapes", "_is_zero"]
 
 
 class Applied:
@@ -29,6 +29,83 @@ class Applied:
 
     def __reduce__(self):
         return type(self), (self.f,)
+
+
+class Bound(Applied):
+    """``make(f)`` taken with respect to argument ``argnums`` of ``f(*args)`` (an int, or a
+    tuple: then the result is a tuple, one per argument), the other arguments held constant
+    and passed to f unchanged.  ``has_aux``: f returns ``(value, aux)``; the result is
+    ``(result, aux)``, aux without this derivative's perturbation.  ``per_argument``: the
+    operator takes one number (derivative), so a tuple of argnums is taken one at a time."""
+
+    __slots__ = ("make", "argnums", "has_aux", "per_argument")
+
+    def __init__(self, make, f, argnums=0, has_aux=False, per_argument=False):
+        Applied.__init__(self, f)
+        self.make, self.argnums, self.has_aux = make, argnums, has_aux
+        self.per_argument = per_argument
+        for n in (argnums if isinstance(argnums, tuple) else (argnums,)):
+            if type(n) is not int:
+                raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+
+    @property
+    def origin(self):
+        return getattr(self.make, "__name__", "an operator")
+
+    def __reduce__(self):
+        return Bound, (self.make, self.f, self.argnums, self.has_aux, self.per_argument)
+
+    def __call__(self, *args):
+        argnums = self.argnums
+        for n in (argnums if isinstance(argnums, tuple) else (argnums,)):
+            if not -len(args) <= n < len(args):
+                raise ValueError(f"{self.origin}: argnums {argnums!r} names argument {n}, but "
+                                 f"f got {len(args)} argument(s)")
+        if isinstance(argnums, tuple) and self.per_argument:
+            return tuple(Bound(self.make, self.f, n, self.has_aux)(*args) for n in argnums)
+        f, aux = self.f, []
+
+        def value_of(r):
+            if not self.has_aux:
+                return r
+            if not (isinstance(r, tuple) and len(r) == 2):
+                raise ValueError(f"{self.origin} with has_aux=True: f must return a pair "
+                                 f"(value, aux); got {type(r).__name__}")
+            aux[:] = [r[1]]
+            return r[0]
+
+        if isinstance(argnums, tuple):
+            def g(xs):
+                full = list(args)
+                for n, x in zip(argnums, xs):
+                    full[n] = x
+                return value_of(f(*full))
+            result = self.make(g)(tuple(args[n] for n in argnums))
+        else:
+            def g(x):
+                return value_of(f(*args[:argnums % len(args)], x,
+                                  *args[argnums % len(args) + 1:]))
+            result = self.make(g)(args[argnums])
+        if self.has_aux:
+            return result, _without_dead_layers(aux[0])
+        return result
+
+
+def _without_dead_layers(v):
+    """v (any structure) with the layers of finished derivative calls stripped: plain numbers,
+    unless an outer derivative is still running (then its perturbation stays, so that aux
+    differentiates in it)."""
+    if isinstance(v, ADNumber):
+        return strip_dead(v)
+    if isinstance(v, (tuple, list)) and not hasattr(v, "_fields"):
+        return type(v)(_without_dead_layers(u) for u in v)
+    if isinstance(v, tuple):                          # a namedtuple
+        return type(v)(*(_without_dead_layers(u) for u in v))
+    if isinstance(v, dict):
+        return type(v)((k, _without_dead_layers(u)) for k, u in v.items())
+    if isinstance(v, np.ndarray) and v.dtype == object:
+        return np.array([_without_dead_layers(u) for u in v.flat], dtype=object).reshape(v.shape)
+    return v
 
 
 def _real(x, who):

@@ -8,16 +8,8 @@ block itself.
 """
 import numpy as np
 
-from ..modes.api import (
-    Applied,
-    _forward,
-    flat_scalars,
-    scalar_tangent,
-    _same_shapes,
-    _scalar,
-    _vjp,
-    gradient_r,
-)
+from ..modes.api import Applied, Bound, _same_shapes, _scalar, _vjp, flat_scalars, gradient_r
+from ..modes.forward import _forward, scalar_tangent
 from ..core.base import one_like, zero_like
 from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..numbers.bundle import make_bundle
@@ -26,12 +18,14 @@ from ..core.structures import (as_real, flatten, flatten_like, in_precision, lik
 from ..core.tags import FORWARD, ArgumentError, new_tag
 
 
-def gradient_f(f):
+def gradient_f(f, argnums=0, has_aux=False):
     """∇f by forward mode, one pass per input number: x ↦ (∂f/∂x_j)_j in x's structure.
 
     >>> gradient_f(lambda p: p[0] * p[1])((2.0, 3.0))
     (3.0, 2.0)
     """
+    if argnums != 0 or has_aux:
+        return Bound(gradient_f, f, argnums, has_aux)
     return _GradientF(f)
 
 
@@ -52,8 +46,10 @@ class _GradientF(Applied):
     __slots__ = ()
     origin = "gradient_f"
 
-    def __call__(self, x):
+    def __call__(self, x, *rest):
         f = self.f
+        if rest:                                     # f(x, *rest): in x, the rest constant
+            return Bound(gradient_f, f)(x, *rest)
         scalars = flat_scalars(x)
         if scalars is not None:
             return type(x)(_slope(f, scalars, j, type(x)) for j in range(len(scalars)))
@@ -136,7 +132,7 @@ def _assemble(values, out_shape, in_shape, axis):
     return stacked.reshape(tuple(out_shape) + tuple(in_shape))
 
 
-def jacobian_f(f):
+def jacobian_f(f, argnums=0, has_aux=False):
     """J(f)(x) by forward mode, one pass per input number: J[i][j] = ∂out_i/∂in_j.
 
     Rows are f's output leaves and columns x's leaves, flattened; for array leaves the entry is
@@ -146,6 +142,8 @@ def jacobian_f(f):
     >>> jacobian_f(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
     """
+    if argnums != 0 or has_aux:
+        return Bound(jacobian_f, f, argnums, has_aux)
     return _JacobianF(f)
 
 
@@ -161,8 +159,10 @@ class _JacobianF(Applied):
     __slots__ = ()
     origin = "jacobian_f"
 
-    def __call__(self, x, repair=True):
+    def __call__(self, x, *rest, repair=True):
         f = self.f
+        if rest:                                     # f(x, *rest): in x, the rest constant
+            return Bound(jacobian_f, f)(x, *rest)
         leaves, tree = flatten(x, "jacobian_f's input")
         columns = None                      # columns[i][j]: the slices of block (i, j)
         outs = None
@@ -182,11 +182,11 @@ class _JacobianF(Applied):
         rows = [[_block(columns[i][j], outs[i], a, -1) for j, a in enumerate(leaves)]
                 for i in range(len(columns))]
         result = _shape_jacobian(rows, x)
-        return _or_other_mode(result, lambda: _JacobianR(f)(x, False)) if repair else result
+        return _or_other_mode(result, lambda: _JacobianR(f)(x, repair=False)) if repair else result
 
 
 
-def jacobian_r(f):
+def jacobian_r(f, argnums=0, has_aux=False):
     """J(f)(x) by one reverse pass and one sweep per output number: J[i][j] = ∂out_i/∂in_j.
 
     Shaped as :func:`jacobian_f`.
@@ -194,15 +194,19 @@ def jacobian_r(f):
     >>> jacobian_r(lambda p: (p[0] * p[1], p[0] + p[1]))((2.0, 3.0))
     [[3.0, 2.0], [1.0, 1.0]]
     """
+    if argnums != 0 or has_aux:
+        return Bound(jacobian_r, f, argnums, has_aux)
     return _JacobianR(f)
 
 
-def hessian(f):
+def hessian(f, argnums=0, has_aux=False):
     """H(f)(x) by forward over reverse: H[i][j] = ∂²f/∂x_i∂x_j over the flattened input.
 
     >>> hessian(lambda p: p[0] * p[0] * p[1])((2.0, 3.0))
     [[6.0, 4.0], [4.0, 0.0]]
     """
+    if argnums != 0 or has_aux:
+        return Bound(hessian, f, argnums, has_aux)
     return jacobian_f(gradient_r(f))
 
 
@@ -212,8 +216,10 @@ class _JacobianR(Applied):
     __slots__ = ()
     origin = "jacobian_r"
 
-    def __call__(self, x, repair=True):
+    def __call__(self, x, *rest, repair=True):
         f = self.f
+        if rest:                                     # f(x, *rest): in x, the rest constant
+            return Bound(jacobian_r, f)(x, *rest)
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result")
         leaves, _ = flatten(x, "jacobian_r's input")
@@ -234,7 +240,7 @@ class _JacobianR(Applied):
                     slices[j].append(g)
             rows.append([_block(slices[j], u, a, 0) for j, a in enumerate(leaves)])
         result = _shape_jacobian(rows, x)
-        return _or_other_mode(result, lambda: _JacobianF(f)(x, False)) if repair else result
+        return _or_other_mode(result, lambda: _JacobianF(f)(x, repair=False)) if repair else result
 
 
 
