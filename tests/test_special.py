@@ -178,3 +178,19 @@ def test_indices_and_orderings_answer_for_the_primals():
     for grad in (ad.gradient_r, ad.gradient_f):
         assert grad(f)(x).tolist() == [4.0, 2.0, 2.0]
     assert ad.derivative(lambda t: t * np.searchsorted([0.5, 1.5, 2.5], t))(2.0) == 2.0
+
+
+def test_xlogy_y_partial_carries_a_perturbed_x_at_zero():
+    """The y-partial x/y is 0 at a constant x = 0, but where x is perturbed its derivative 1/y
+    stays (the long fuzzer run: (x·log(1 + x))″ at 0 came out 1, it is 2)."""
+    D = ad.derivative
+    mpmath.mp.dps = 30
+    for f, mf in ((lambda x: ad.xlog1py(x, x), lambda x: x * mpmath.log1p(x)),
+                  (lambda x: ad.xlogy(x, x + 1.0), lambda x: x * mpmath.log(x + 1))):
+        want = [mpmath.diff(mf, 0, k) for k in (1, 2, 3)]
+        close(D(f)(0.0), want[0], rel=1e-15, floor=1e-15)
+        for got in (D(D(f))(0.0), ad.gradient_r(D(f))(0.0), D(ad.gradient_r(f))(0.0)):
+            close(got, want[1], rel=1e-15)
+        close(ad.derivatives(f, 3)(0.0)[3], want[2], rel=1e-14)
+    assert D(lambda y: ad.xlogy(0.0, y))(0.0) == 0.0      # a constant 0: the convention
+    assert D(lambda y: ad.xlog1py(0.0, y))(-1.0) == 0.0

@@ -416,11 +416,14 @@ TABLE = [
     Rule("logit", "logit(x)", ("1.0 / (x * (1.0 - x)) if x * (1.0 - x) else INF",),
          lib=SP("logit", X.mp_logit, X.math_logit), special=("logit",),
          points=(("0.3",), ("0.85",))),
-    # x·log y and x·log(1 + y) are 0 at x = 0 whatever y is, and so is their y-partial
-    Rule("xlogy", "xlogy(x, y)", ("log(y)", "x / y if x else 0.0"),
+    # x·log y and x·log(1 + y) are 0 at a constant x = 0 whatever y is, and so is their
+    # y-partial (where x is perturbed, x/y carries x's derivative even at x = 0)
+    Rule("xlogy", "xlogy(x, y)", ("log(y)", "x / y if y else (0.0 if constant(x) and not x "
+                                            "else x * INF)"),
          lib=SP("xlogy", X.mp_xlogy, X.math_xlogy), special=("xlogy",),
          points=(("0.7", "1.9"), ("-1.3", "0.4"))),
-    Rule("xlog1py", "xlog1py(x, y)", ("log1p(y)", "x / (1.0 + y) if x else 0.0"),
+    Rule("xlog1py", "xlog1py(x, y)", ("log1p(y)", "x / (1.0 + y) if 1.0 + y else "
+                                                  "(0.0 if constant(x) and not x else x * INF)"),
          lib=SP("xlog1py", X.mp_xlog1py, X.math_xlog1py), special=("xlog1py",),
          points=(("0.7", "0.9"), ("-1.3", "-0.4"))),
     # the normal distribution: Φ′ = φ = e^(−x²/2)/√(2π); (log Φ)′ = φ/Φ = e^(−x²/2 − r)/√(2π)
