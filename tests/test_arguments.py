@@ -93,3 +93,20 @@ def test_bound_operators_pickle_and_check_argnums():
         ad.gradient_r(f, argnums=3)(2.0, 5.0, 7.0)
     with pytest.raises(TypeError, match="argnums"):
         ad.gradient_r(f, argnums=1.0)
+
+
+def test_derivative_on_a_grid_is_elementwise():
+    grid = np.linspace(-1.0, 2.0, 7)
+    assert np.array_equal(ad.derivative(np.sin)(grid), np.cos(grid))
+    assert np.allclose(ad.derivative(ad.derivative(lambda x: x ** 3))(grid), 6 * grid,
+                       rtol=1e-15, atol=0)
+    assert ad.derivative(lambda x: x * x)(np.array([[1.0, 2.0]])).tolist() == [[2.0, 4.0]]
+    assert ad.derivative(lambda x: x * x)(np.arange(3)).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_lists_of_plain_numbers_as_operands():
+    w = np.array([1.0, 2.0, 3.0])
+    for f in (lambda w: np.dot([1.0, 2.0, 3.0], w), lambda w: [1.0, 2.0, 3.0] @ w,
+              lambda w: np.matmul((1.0, 2.0, 3.0), w), lambda w: np.sum(w @ [[1.0], [2.0], [3.0]])):
+        for grad in (ad.gradient_r, ad.gradient_f):
+            assert grad(f)(w).tolist() == [1.0, 2.0, 3.0]

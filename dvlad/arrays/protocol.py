@@ -24,7 +24,8 @@ from ..core.tags import NotDifferentiableError
 # numpy's ufunc -> dvlad's primitive: from the rule table's rows (each names the ufuncs it
 # answers to), plus matmul (an array primitive) and the identity.
 UFUNCS = {getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.ufuncs}
-UFUNCS.update({np.matmul: LA.matmul, np.positive: lambda x: x, np.conjugate: lambda x: x})
+UFUNCS.update({np.matmul: lambda a, b: LA.matmul(_operand(a), _operand(b)),
+               np.positive: lambda x: x, np.conjugate: lambda x: x})
 # Functions of primals only: their results carry no derivative (booleans, predicates).
 PREDICATES = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
               np.isnan, np.isinf, np.isfinite, np.signbit, np.logical_and, np.logical_or,
@@ -89,6 +90,16 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
         return elementwise(op, *inputs)
     return op(*inputs)
+
+
+def _operand(v):
+    """A list or tuple of plain numbers as the array numpy would make of it (np.dot([1, 2], w),
+    [1.0, 2.0] @ w); anything else as it is."""
+    if type(v) is list or type(v) is tuple:
+        a = np.asarray(v)
+        if a.dtype != object:
+            return a
+    return v
 
 
 def _widened(v):
@@ -171,7 +182,7 @@ FUNCTIONS = {
     np.sum: _reduction(A.sum), np.mean: _reduction(A.mean), np.prod: _reduction(A.prod),
     np.max: _reduction(A.amax), np.amax: _reduction(A.amax), np.min: _reduction(A.amin),
     np.amin: _reduction(A.amin),
-    np.dot: lambda a, b, out=None: (_plain(out=out), LA.dot(a, b))[1],
+    np.dot: lambda a, b, out=None: (_plain(out=out), LA.dot(_operand(a), _operand(b)))[1],
     np.inner: LA.inner, np.outer: lambda a, b, out=None: (_plain(out=out), LA.outer(a, b))[1],
     np.tensordot: LA.tensordot,
     np.einsum: lambda spec, *ops, out=None, optimize=False: (_plain(out=out),
@@ -269,8 +280,8 @@ def _install(cls):
     cls.__len__ = _len
     cls.__iter__ = _iter
     cls.__getitem__ = _getitem
-    cls.__matmul__ = LA.matmul
-    cls.__rmatmul__ = lambda self, other: LA.matmul(other, self)
+    cls.__matmul__ = lambda self, other: LA.matmul(self, _operand(other))
+    cls.__rmatmul__ = lambda self, other: LA.matmul(_operand(other), self)
     cls.sum = _method(A.sum, np.sum)
     cls.mean = _method(A.mean, np.mean)
     cls.prod = _method(A.prod, np.prod)
