@@ -1322,13 +1322,17 @@ def test_object_array_of_mpf_against_mpmath_diff(dps50):
 # ---- errors -------------------------------------------------------------------------------------
 
 def test_derivative_of_an_array_input_is_loud():
-    """derivative is d/dx for a real x; an array x is not one (J·1 would be silently returned:
-    for Σx² at [1, 2] that is 6, neither a gradient nor a derivative)."""
+    """derivative at an array is f′ at each point of a grid (issue #17), for an f whose value
+    has the grid's shape; a sum is refused (J·1 would be silently returned: for Σx² at [1, 2]
+    that is 6, neither a gradient nor a derivative)."""
     x = np.array([1.0, 2.0])
     with pytest.raises(TypeError, match="derivative"):
         ad.derivative(lambda s: np.sum(s * s))(x)
     with pytest.raises(TypeError, match="derivative"):
-        ad.gradient_r(lambda p: np.sum(ad.derivative(lambda q: q * q)(p)))(x)
+        ad.gradient_r(lambda p: ad.derivative(lambda q: np.sum(q * q))(p))(x)
+    # elementwise: f′ = 2q at each point, inside a gradient too
+    assert ad.gradient_r(lambda p: np.sum(ad.derivative(lambda q: q * q)(p)))(x).tolist() == \
+        [2.0, 2.0]
 
 
 @pytest.mark.parametrize("who", ["gradient_r", "gradient_f"])

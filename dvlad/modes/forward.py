@@ -12,7 +12,7 @@ from ..core.number import strip, strip_dead
 from ..core.structures import (as_real, direction_like, flatten, flatten_like, in_object_array,
                                in_precision, is_number, leaf, like_leaf, precision, unflatten)
 from ..core.switch import REFERENCE
-from ..core.tags import FORWARD, new_tag
+from ..core.tags import FORWARD, NotDifferentiableError, new_tag
 from ..numbers.bundle import Bundle, make_bundle, primal_of, tangent_of
 from ..numbers.partials import SEEDS
 from .common import Bound, _is_zero, _real, _same_shapes, _scalar
@@ -113,8 +113,9 @@ def derivative(f, argnums=0):
     derivative of the uncurried f with respect to its first argument.
 
     At an array of points (a grid), f′ is taken along the all-ones direction, jvp(f, x, 1): for
-    an elementwise f that is f′ at each point, so ``plt.plot(grid, derivative(f)(grid))`` works
-    (for an f that mixes elements it is the directional derivative, not a Jacobian).
+    an elementwise f that is f′ at each point, so ``plt.plot(grid, derivative(f)(grid))`` works.
+    f's value must have the grid's shape (a sum of the grid raises: J·1 is not a derivative);
+    for an f that mixes elements it is the directional derivative along ones, not a Jacobian.
     ``argnums``: for f of several arguments, which one (or a tuple: a tuple of derivatives);
     the others are held constant.
 
@@ -150,7 +151,7 @@ def _derivative_at(f, x, *rest):
     else:
         x = as_real(strip_dead(_real(x, "derivative's input")))
         if np.ndim(strip(x)):                        # a grid: along the all-ones direction
-            return _forward(f, x, np.ones_like(strip(x)), "derivative")[1]
+            return _on_grid(f, x)
         one, zero = one_like(strip(x)), zero_like(strip(x))
     tag = new_tag(FORWARD, "derivative")
     try:
@@ -166,6 +167,20 @@ def _derivative_at(f, x, *rest):
         tag.live = False
 
 
+
+
+def _on_grid(f, x):
+    """derivative(f) at an array of points: jvp along all ones, for an f whose value has the
+    grid's shape (elementwise, as plotted).  Any other f (a sum: J·1 of Σx² at [1, 2] is 6,
+    neither a gradient nor a derivative) is refused."""
+    y, t = _forward(f, x, np.ones_like(strip(x)), "derivative")
+    leaves = flatten(y, "derivative's result")[0]
+    if len(leaves) != 1 or np.shape(strip(leaves[0])) != np.shape(strip(x)):
+        raise NotDifferentiableError(
+            f"derivative at an array of shape {np.shape(strip(x))} takes f′ at each point, for "
+            f"an elementwise f; this f's value has another shape. For all partials use "
+            f"gradient_r or jacobian_f; for a direction jvp or directional_derivative")
+    return t
 
 
 def directional_derivative(f, x, v):
