@@ -722,6 +722,27 @@ def test_linear_rows_partials_vanish_only_at_zero_or_infinite_constants():
 
 # ---- found by the differential fuzzer (tests/test_fuzz.py) ------------------------------------------
 
+def test_a_root_whose_tangent_converges_at_once_and_stalls_in_rounding():
+    """The tangent iteration of a root (Newton-fast) was within 64 tol from its first step and
+    then bounced at 2 tol (4 ulps) without a contraction rate to judge it by: FixedPointError
+    in forward over forward over reverse (the long fuzzer run).  Such stalled noise is
+    accepted now; the values against mpmath's implicit function."""
+    def f(x):
+        a = ad.log_ndtr(x)
+        return ad.rad2deg(ad.root(lambda y: y ** 3 + 2.0 * y - a, 0.0))
+    mpmath.mp.dps = 40
+
+    def truth(x):
+        a = mpmath.log(mpmath.ncdf(x))
+        return mpmath.degrees(mpmath.findroot(lambda y: y ** 3 + 2 * y - a, 0))
+    want = [mpmath.diff(truth, -1, k) for k in (1, 2, 3)]
+    D, R = ad.derivative, ad.gradient_r
+    for x in (-1, -1.0):
+        close(D(D(R(f)))(x), want[2], rel=1e-12)
+        close(D(R(f))(x), want[1], rel=1e-12)
+        close(ad.derivatives(f, 3)(x)[1:], want, rel=1e-12)
+
+
 def test_fixed_point_pairs_fs_dict_with_x0_by_key():
     # v = u/2 + a, u = v/4 + 1 (f writes its dict in the other order): v* = (1/2 + a)/(7/8)
     f = lambda a: (lambda p: {"v": 0.5 * p["u"] + a, "u": 0.25 * p["v"] + 1.0})

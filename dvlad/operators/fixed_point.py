@@ -216,7 +216,7 @@ def _iterate(F, x, y, tol, max_iter, what, at_least):
     """Plain iteration on base numbers: x ← F(x) until a step is within tolerance."""
     x = [strip_dead(a) for a in x]
     step = best = math.inf
-    stalled, rho = 0, 1.0
+    stalled, rho, measured = 0, 1.0, False
     for k in range(1, max_iter + 1):
         y = [strip_dead(b) for b in y]
         if any(isinstance(b, ADNumber) for b in y):
@@ -235,16 +235,20 @@ def _iterate(F, x, y, tol, max_iter, what, at_least):
         # ulps of f's intermediate values, which for Taylor coefficients (products of lower
         # ones) exceed the result: a stalled step s is also accepted when the remaining error it
         # implies, s·ρ/(1 − ρ) for the contraction rate ρ seen while the steps still shrank, is
-        # within 32 tol (the fuzzer found coefficients stalled at 8 tol, with ρ ≈ 0.4).
+        # within 32 tol (the fuzzer found coefficients stalled at 8 tol, with ρ ≈ 0.4).  Steps
+        # that were within 64 tol from the first (no rate seen: a Newton-fast iteration) and
+        # stall there are that noise too (a root's tangent stalled at 2 tol, 4 ulps).
         if at_least == 0:
             if step < best:
                 if best < math.inf and best > 64 * tol * max(1, scale):
                     rho = step / best
+                    measured = True
                 best, stalled = step, 0
             else:
                 stalled += 1
                 if stalled >= 3 and (step <= tol * max(1, scale)
-                                     or step * rho <= 32 * tol * max(1, scale) * (1 - rho)):
+                                     or step * rho <= 32 * tol * max(1, scale) * (1 - rho)
+                                     or not measured and step <= 64 * tol * max(1, scale)):
                     return y
         x, y = y, F(y)
     advice = ("the iteration diverged: check that f is a contraction near the fixed point "
