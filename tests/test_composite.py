@@ -49,6 +49,16 @@ CASES = {
     "quantile": lambda a: np.quantile(a, [0.1, 0.5, 0.9], axis=1),
     "percentile": lambda a: np.percentile(a, 30),
     "percentile_keepdims": lambda a: np.percentile(a, [20, 70], axis=0, keepdims=True),
+    # einsum in numpy's other forms (issue #17)
+    "einsum_trace": lambda a: np.einsum("ii->", a[:, :3]),
+    "einsum_diagonal": lambda a: np.einsum("ii->i", a[:, 1:]),
+    "einsum_implicit": lambda a: np.einsum("ij,kj", a, a),
+    "einsum_implicit_trace": lambda a: np.einsum("ii", a[:, :3]),
+    "einsum_ellipsis": lambda a: np.einsum("...ij,jk->...ik", np.stack([a, 2 * a]), a.T),
+    "einsum_ellipsis_implicit": lambda a: np.einsum("...ii", np.stack([a[:, :3], a[:, 1:]])),
+    "einsum_sublist": lambda a: np.einsum(a, [0, 1], a.T, [1, 2], [0, 2]),
+    "einsum_sublist_implicit": lambda a: np.einsum(a, [0, 1], a, [2, 1]),
+    "einsum_optimize": lambda a: np.einsum("ij,kj->ik", a, a, optimize=True),
 }
 
 

@@ -108,9 +108,57 @@ _einsum = _primitive("einsum", lambda spec, *xs: np.einsum(spec, *xs), _einsum_p
 matmul.multilinear = _einsum.multilinear = True
 
 
-def einsum(spec, *xs):
-    """np.einsum for specs with '->' and no repeated index in one operand, differentiable."""
-    return _einsum(spec, *xs)
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum(*operands):
+    """np.einsum in every form numpy takes, differentiable: a spec string with or without '->'
+    (implicit output: the indices used once, in alphabetical order), '...', an index repeated
+    within one operand (a diagonal: 'ii->i', 'ii->'), or the sublist form
+    einsum(A, [0, 1], B, [1, 2], [0, 2]).  Brought to one explicit spec over distinct indices,
+    diagonals taken by indexing, then the einsum primitive."""
+    if isinstance(operands[0], str):
+        spec, xs = operands[0].replace(" ", ""), list(operands[1:])
+    else:
+        spec, xs = _from_sublists(operands)
+    ins, arrow, out = spec.partition("->")
+    ins = ins.split(",")
+    if len(ins) != len(xs):
+        raise ValueError(f"einsum: {spec!r} names {len(ins)} operands, got {len(xs)}")
+    free = iter(c for c in _LETTERS if c not in spec)
+    widest = builtins.max([len(shape(x)) - len(t.replace("...", "")) for t, x in zip(ins, xs)
+                           if "..." in t] + [0])
+    ell = "".join(next(free) for _ in range(widest))
+    ins = [t.replace("...", ell[widest - (len(shape(x)) - len(t) + 3):]) if "..." in t else t
+           for t, x in zip(ins, xs)]
+    if arrow:
+        out = out.replace("...", ell)
+    else:                               # implicit: '...' first, then the indices used once
+        counts = "".join(ins)
+        out = ell + "".join(sorted(c for c in set(counts) if counts.count(c) == 1
+                                   and c not in ell))
+    for k, (t, x) in enumerate(zip(ins, xs)):
+        while len(set(t)) != len(t):    # a repeated index: its diagonal, moved last
+            c = next(c for c in t if t.count(c) > 1)
+            i, j = t.index(c), t.index(c, t.index(c) + 1)
+            n = len(t)
+            rest = [a for a in range(n) if a not in (i, j)]
+            x = transpose(x, tuple(rest) + (i, j))
+            r = np.arange(shape(x)[-1])
+            x = getitem(x, (Ellipsis, r, r))
+            t = "".join(t[a] for a in rest) + c
+        ins[k], xs[k] = t, x
+    return _einsum(",".join(ins) + "->" + out, *xs)
+
+
+def _from_sublists(operands):
+    """einsum(A, [0, 1], B, [1, 2], [0, 2]) as ('ab,bc->ac', [A, B]) (Ellipsis kept as '...')."""
+    def letters(sub):
+        return "".join("..." if a is Ellipsis else _LETTERS[a] for a in sub)
+    ops = list(operands)
+    out = letters(ops.pop()) if len(ops) % 2 else None
+    xs, terms = ops[0::2], [letters(sub) for sub in ops[1::2]]
+    return ",".join(terms) + ("" if out is None else "->" + out), xs
 
 
 def tensordot(a, b, axes=2):

@@ -185,8 +185,9 @@ FUNCTIONS = {
     np.dot: lambda a, b, out=None: (_plain(out=out), LA.dot(_operand(a), _operand(b)))[1],
     np.inner: LA.inner, np.outer: lambda a, b, out=None: (_plain(out=out), LA.outer(a, b))[1],
     np.tensordot: LA.tensordot,
-    np.einsum: lambda spec, *ops, out=None, optimize=False: (_plain(out=out),
-                                                             LA.einsum(spec, *ops))[1],
+    # (optimize= changes the order of the work, not the value)
+    np.einsum: lambda *ops, out=None, optimize=False, **kw: (_plain(out=out, **kw),
+                                                             LA.einsum(*ops))[1],
     np.trace: lambda a, offset=0, axis1=0, axis2=1, dtype=None, out=None: (
         _plain(dtype=dtype, out=out), LA.trace(a, offset, axis1, axis2))[1],
     np.linalg.solve: LA.solve, np.linalg.inv: LA.inv, np.linalg.det: LA.det,
