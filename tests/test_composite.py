@@ -103,3 +103,33 @@ def test_std_in_a_nested_derivative():
     fd = (g(M + h * u) - g(M - h * u)) / (2 * h)
     for mode in ("fr", "rf", "rr", "ff"):
         assert np.allclose(ad.hvp(np.std, M, u, mode), fd, rtol=1e-6, atol=1e-8), mode
+
+
+# ---- linear algebra on stacks of matrices (issue #17) -------------------------------------------
+
+A3 = RNG.normal(size=(2, 3, 3)) + 3 * np.eye(3)
+B3 = RNG.normal(size=(2, 3, 2))
+V3 = RNG.normal(size=3)
+
+STACKED = {
+    "inv": lambda a: np.linalg.inv(a), "det": lambda a: np.linalg.det(a),
+    "slogdet": lambda a: np.linalg.slogdet(a)[1],
+    "solve_matrices": lambda a: np.linalg.solve(a, B3),
+    "solve_rhs": lambda a: np.linalg.solve(A3, a[..., :2] * 1.0),
+    "solve_one_vector": lambda a: np.linalg.solve(a, V3),
+    "solve_vector_rhs": lambda a: np.linalg.solve(A3, a[0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STACKED))
+def test_stacked_linear_algebra(name):
+    f = STACKED[name]
+    assert np.allclose(ad.vjp(f, A3)[0], f(A3), rtol=1e-14, atol=0)
+    w = np.cos(np.arange(np.size(f(A3)))).reshape(np.shape(f(A3)))
+    ad.check_grads(lambda a: np.sum(f(a) * w), A3, order=2)
+    # each matrix of the stack on its own gives the same derivatives
+    if name in ("inv", "det", "slogdet"):
+        g = ad.gradient_r(lambda a: np.sum(f(a) * w))(A3)
+        for k in range(2):
+            gk = ad.gradient_r(lambda m: np.sum(f(m) * w[k]))(A3[k])
+            assert np.allclose(g[k], gk, rtol=1e-13, atol=1e-15)

@@ -153,11 +153,11 @@ def einsum(*operands):
 
 def _from_sublists(operands):
     """einsum(A, [0, 1], B, [1, 2], [0, 2]) as ('ab,bc->ac', [A, B]) (Ellipsis kept as '...')."""
-    def letters(sub):
-        return "".join("..." if a is Ellipsis else _LETTERS[a] for a in sub)
+    def letters(part):
+        return "".join("..." if a is Ellipsis else _LETTERS[a] for a in part)
     ops = list(operands)
     out = letters(ops.pop()) if len(ops) % 2 else None
-    xs, terms = ops[0::2], [letters(sub) for sub in ops[1::2]]
+    xs, terms = ops[0::2], [letters(part) for part in ops[1::2]]
     return ",".join(terms) + ("" if out is None else "->" + out), xs
 
 
@@ -206,19 +206,49 @@ def trace(x, offset=0, axis1=0, axis2=1):
 
 
 def _square(a, who):
-    if len(shape(a)) != 2:
-        raise NotDifferentiableError(f"{who}: dvlad differentiates 2-d matrices; got shape "
-                                     f"{shape(a)}")
+    """a is a square matrix or a stack of them (..., n, n), as numpy's linalg takes."""
+    shp = shape(a)
+    if len(shp) < 2 or shp[-1] != shp[-2]:
+        raise NotDifferentiableError(f"{who}: dvlad differentiates square matrices and stacks "
+                                     f"of them (..., n, n); got shape {shp}")
+
+
+def _mT(x):
+    """The matrix transpose of x, or of each matrix of a stack."""
+    return swapaxes(x, -1, -2)
+
+
+def _traces(x):
+    """The trace of x, or of each matrix of a stack."""
+    return einsum("...ii->...", x)
+
+
+def _vector_rhs(a, b):
+    """numpy's rule: b is a vector (or a stack of them) when it is 1-d, or has one dimension
+    fewer than a stack a (numpy 1) — numpy 2 takes only 1-d b as a vector."""
+    return len(shape(b)) == 1
+
+
+def _solve_vectors(a, r):
+    """a⁻¹r for r a vector, or a stack of vectors (..., n) against a stack of matrices."""
+    if len(shape(r)) == 1:
+        return solve(a, r)
+    return reshape(solve(a, expand_dims(r, -1)), np.broadcast_shapes(shape(a)[:-1], shape(r)))
 
 
 def _solve_partials(x, a, b):
     _square(a, "linalg.solve")
-    at = transpose(a)
-    vec = len(shape(b)) == 1
+    at = _mT(a)
+    if _vector_rhs(a, b):          # x = a⁻¹b, b and x vectors: ∂a·t = −a⁻¹ t x
+        xc = expand_dims(x, -1)
+        return (_Apply(lambda t: -_solve_vectors(a, reshape(matmul(t, xc), shape(x))),
+                       lambda s: -sum_to(matmul(expand_dims(_solve_vectors(at, s), -1),
+                                                _mT(xc)), shape(a))),
+                _Apply(lambda t: solve(a, t),
+                       lambda s: sum_to(_solve_vectors(at, s), shape(b))))
     return (_Apply(lambda t: -solve(a, matmul(t, x)),
-                   lambda s: -(outer(solve(at, s), x) if vec
-                               else matmul(solve(at, s), transpose(x)))),
-            _Apply(lambda t: solve(a, t), lambda s: solve(at, s)))
+                   lambda s: -sum_to(matmul(solve(at, s), _mT(x)), shape(a))),
+            _Apply(lambda t: solve(a, t), lambda s: sum_to(solve(at, s), shape(b))))
 
 
 solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials, True)
@@ -226,7 +256,7 @@ solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials,
 
 def _inv_partials(x, a):
     _square(a, "linalg.inv")
-    xt = transpose(x)
+    xt = _mT(x)
     return (_Apply(lambda t: -matmul(matmul(x, t), x), lambda s: -matmul(matmul(xt, s), xt)),)
 
 
@@ -235,7 +265,8 @@ inv = _primitive("inv", np.linalg.inv, _inv_partials, True)
 
 def _det_partials(d, a):
     _square(a, "linalg.det")
-    return (_Apply(lambda t: d * trace(solve(a, t)), lambda s: (s * d) * transpose(inv(a))),)
+    return (_Apply(lambda t: d * _traces(solve(a, t)),
+                   lambda s: expand_dims(expand_dims(s * d, -1), -1) * _mT(inv(a))),)
 
 
 det = _primitive("det", np.linalg.det, _det_partials, True)
@@ -312,7 +343,8 @@ solve.taylor, inv.taylor, det.taylor = _solve_taylor, _inv_taylor, _det_taylor
 
 def _logdet_partials(a):
     _square(a, "linalg.slogdet")
-    return (_Apply(lambda t: trace(solve(a, t)), lambda s: s * transpose(inv(a))),)
+    return (_Apply(lambda t: _traces(solve(a, t)),
+                   lambda s: expand_dims(expand_dims(s, -1), -1) * _mT(inv(a))),)
 
 
 _logabsdet = _primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1], _logdet_partials)
