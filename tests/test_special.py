@@ -194,3 +194,15 @@ def test_xlogy_y_partial_carries_a_perturbed_x_at_zero():
         close(ad.derivatives(f, 3)(0.0)[3], want[2], rel=1e-14)
     assert D(lambda y: ad.xlogy(0.0, y))(0.0) == 0.0      # a constant 0: the convention
     assert D(lambda y: ad.xlog1py(0.0, y))(-1.0) == 0.0
+
+
+def test_bessel_derivatives_at_subnormal_points():
+    """scipy's iv is nan at a subnormal x, so I₀′ = I₁ = iv(1, x) was nan there (the final long
+    fuzzer run); dvlad takes the series' first term (x/2)^v/Γ(v + 1) where scipy gives nan."""
+    for x in (2.2e-313, 2.225073858507203e-309, -1e-310):
+        for d in (ad.derivative(ad.i0)(x), ad.gradient_r(ad.i0)(x), ad.iv(1, x)):
+            assert d == x / 2, (x, d)
+        assert ad.derivative(ad.i1)(x) == 0.5
+        assert ad.iv(2, x) == (x / 2) ** 2 / 2
+    g = ad.gradient_r(lambda t: np.sum(sc.i0(t)))(np.array([2.2e-313, 0.5]))
+    assert g[0] == 1.1e-313 and g[1] == sc.i1(0.5)

@@ -442,7 +442,8 @@ TABLE = [
     Rule("i1", "i1(x)", ("0.5 * (iv(0, x) + iv(2, x))",), lib=SP("i1", X.mp_i1),
          special=("i1",), points=(("0.8",), ("-2.2",))),
     Rule("iv", "iv(x, y)", ("no_derivative('iv', 'v')", "0.5 * (iv(x - 1, y) + iv(x + 1, y))"),
-         lib=SP("iv", X.mp_iv), special=("iv",), orders=(0,),
+         lib=SP("iv", X.mp_iv, numpy_wrapper=X.iv_arrays, float_wrapper=X.iv_floats),
+         special=("iv",), orders=(0,),
          points=(("2", "1.3"), ("0", "-0.7"))),
     # log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a + b)
     Rule("betaln", "betaln(x, y)", ("digamma(x) - digamma(x + y)", "digamma(y) - digamma(x + y)"),

@@ -195,11 +195,39 @@ def polygamma_arrays(function):
     return f
 
 
-def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None):
+def iv_arrays(function):
+    """scipy's iv is nan at a subnormal x (scipy 1.17: iv(1, 2e-313)); there I_v(x) is its
+    series' first term (x/2)^v / Γ(v + 1), exact to the last bit (the next is ~x² smaller)."""
+    def f(v, x):
+        r = function(v, x)
+        tiny = np.abs(x) < np.finfo(np.float64).tiny
+        if np.any(tiny & np.isnan(r) & ~np.isnan(np.asarray(x, dtype=float))):
+            first = np.power(np.asarray(x) / 2, v) / np.vectorize(math.gamma)(np.asarray(v) + 1.0)
+            r = np.where(tiny & np.isnan(r), first, r)
+            r = r.astype(np.result_type(x, np.float16)) if isinstance(x, np.ndarray) else r
+            r = r if np.ndim(r) else r[()]
+        return r
+    f.__name__ = function.__name__
+    return f
+
+
+def iv_floats(function):
+    def f(v, x):
+        r = function(v, x)
+        if r != r and x == x and abs(x) < 2.2250738585072014e-308:
+            return (x / 2) ** v / math.gamma(v + 1.0)
+        return r
+    f.__name__ = function.__name__
+    return f
+
+
+def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None, float_wrapper=None):
     """(math, numpy, mpmath) base functions of a special row, for the rule table: scipy.special's
     function ``scipy_name`` (imported on first use), mpmath's ``mp_function``, and
     ``math_function`` for floats where math has one (else scipy's, else mpmath's)."""
     math_function = math_function or floats(scipy_name, mp_function)
+    if float_wrapper is not None:
+        math_function = float_wrapper(math_function)
     np_function = arrays(scipy_name, math_function)
     if numpy_wrapper is not None:
         np_function = numpy_wrapper(np_function)
