@@ -87,6 +87,22 @@ def _base(v):
     return v
 
 
+_WEAK = (int, float)
+
+
+def _lanes_dtype(args):
+    """numpy's result dtype of a partial's arguments, as the dtype Python numbers take in it:
+    that of the arrays if inexact, float64 otherwise."""
+    bases = [b for b in map(_base, args) if isinstance(b, (np.ndarray, np.generic))]
+    dt = np.result_type(*bases) if bases else np.dtype(np.float64)
+    return dt if dt.kind in "fc" else np.dtype(np.float64)
+
+
+def _typed(v, dt):
+    """A Python number as a numpy scalar of dtype dt (the lanes' dtype)."""
+    return dt.type(v)
+
+
 def _ndim(v):
     """np.ndim(v) without its Python-level dispatch for the common kinds."""
     t = type(v)
@@ -117,10 +133,19 @@ def make_helpers(ops):
             return a(*args) if u else b(*args)
         shape, not_c = c.shape, ~c
         # (an argument the partial does not read may be None: see dvlad.numbers.partials)
+        # Python numbers are weak (NEP 50): x32 op 0.5 is float32.  Broadcast, they would be
+        # float64 arrays and widen the partial, so they (and a branch that is a plain constant)
+        # take the lanes' dtype first.
+        dt = _lanes_dtype(args)
+        full = [_typed(v, dt) if type(v) in _WEAK else v for v in args]
         full = [ops["broadcast_to"](v, shape) if v is not None and np.shape(_base(v)) != shape
-                else v for v in args]
+                else v for v in full]
         chosen = a(*(None if v is None else ops["getitem"](v, c) for v in full))
         others = b(*(None if v is None else ops["getitem"](v, not_c) for v in full))
+        if type(chosen) in _WEAK:
+            chosen = _typed(chosen, dt)
+        if type(others) in _WEAK:
+            others = _typed(others, dt)
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
 
     def all_(*thunks):
