@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from . import composite, statistics
+from . import composite, decompositions, products, statistics
 from . import linalg as LA
 from . import primitives as A
 from ..core.rules import TABLE
@@ -223,6 +223,8 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
+FUNCTIONS.update(decompositions.FUNCTIONS)
+FUNCTIONS.update(products.FUNCTIONS)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 
