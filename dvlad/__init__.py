@@ -91,7 +91,7 @@ from .core.tags import (
                    DvladError,
                    FixedPointError,
                    NotDifferentiableError,
-                   PerturbedConversionError,
+                   PerturbedConversionError, AssignmentError,
                    StructureMismatchError,
                    TagOrderError,
 )
@@ -117,6 +117,6 @@ __all__ = [
     "xlogy", "xlog1py", "ndtr", "log_ndtr", "ndtri", "i0", "i1", "iv", "betaln",
     "cbrt", "copysign", "fmax", "fmin", "sinc",
     "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
-    "DvladError", "NotDifferentiableError", "PerturbedConversionError", "TagOrderError",
+    "DvladError", "NotDifferentiableError", "PerturbedConversionError", "AssignmentError", "TagOrderError",
     "GraphvizMissingError", "FixedPointError", "StructureMismatchError", "ArgumentError",
 ]

@@ -283,12 +283,11 @@ def test_ravel_order_k_follows_the_memory_layout():
     assert g.tolist() == [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]
 
 
-def test_matrix_two_norm_is_refused_not_frobenius():
+def test_matrix_two_norm_is_the_largest_singular_value_not_frobenius():
+    # (refused until issue #17 gave norm every ord; never the Frobenius norm)
     a = np.array([[3.0, 0.0], [0.0, 4.0]])               # 2-norm 4, Frobenius 5
-    with pytest.raises(ad.NotDifferentiableError, match="ord=2"):
-        ad.derivative(lambda s: np.linalg.norm(s * a, ord=2, axis=(0, 1)))(1.0)
-    with pytest.raises(ad.NotDifferentiableError, match="ord=2"):
-        ad.derivative(lambda s: np.linalg.norm(s * a, ord=2))(1.0)
+    assert ad.derivative(lambda s: np.linalg.norm(s * a, ord=2, axis=(0, 1)))(1.0) == 4.0
+    assert ad.derivative(lambda s: np.linalg.norm(s * a, ord=2))(1.0) == 4.0
     assert ad.derivative(lambda s: np.linalg.norm(s * a, ord="fro"))(1.0) == 5.0
     assert ad.derivative(lambda s: np.linalg.norm(s * np.array([3.0, 4.0]), ord=2))(1.0) == 5.0
 

@@ -378,8 +378,8 @@ def test_numpy_functions_on_a_perturbed_number_are_right_or_loud(m):
     np.float64(x) is a float() conversion and refuses."""
     assert OPS[m](lambda x: np.sin(x))(2.0) == math.cos(2.0)
     assert OPS[m](lambda x: np.exp(x) * x)(2.0) == math.exp(2.0) * 3.0
-    with pytest.raises(dvlad.NotDifferentiableError, match="numpy.cumprod"):
-        OPS[m](lambda x: np.cumprod(x))(2.0)
+    with pytest.raises(dvlad.NotDifferentiableError, match="numpy.frexp"):
+        OPS[m](lambda x: np.frexp(x)[0])(2.0)
     with pytest.raises(dvlad.NotDifferentiableError, match="numpy.spacing"):
         OPS[m](lambda x: np.spacing(x))(2.0)
     assert OPS[m](lambda x: np.cbrt(x))(8.0) == 1 / 12            # a rule since issue #17

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from . import composite, decompositions, products, statistics
+from . import composite, decompositions, objects, products, statistics
 from . import linalg as LA
 from . import primitives as A
 from ..core.rules import TABLE
@@ -88,7 +88,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if ufunc is np.float_power:          # numpy's computes in float64 at least (float32 in:
         inputs = tuple(_widened(i) for i in inputs)       # float64 out); the power row does not
     if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
-        return elementwise(op, *inputs)
+        inputs = tuple(objects.repack(i) if isinstance(i, np.ndarray) else i for i in inputs)
+        if any(isinstance(i, np.ndarray) and i.dtype == object for i in inputs):
+            return elementwise(op, *inputs)     # (not all numbers: numpy's way, element by element)
     return op(*inputs)
 
 
@@ -96,9 +98,9 @@ def _operand(v):
     """A list or tuple of plain numbers as the array numpy would make of it (np.dot([1, 2], w),
     [1.0, 2.0] @ w); anything else as it is."""
     if type(v) is list or type(v) is tuple:
-        a = np.asarray(v)
-        if a.dtype != object:
-            return a
+        return objects.repack(np.asarray(v))
+    if isinstance(v, np.ndarray):
+        return objects.repack(v)
     return v
 
 
@@ -119,9 +121,24 @@ def _plain(**bad):
 
 def _reduction(fn):
     def handler(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        _plain(dtype=dtype, out=out, **kw)
-        return fn(a, axis, bool(keepdims))
+        _plain(out=out, **kw)
+        return _as_dtype(fn(a, axis, bool(keepdims)), dtype)
     return handler
+
+
+def _as_dtype(r, dtype):
+    """A reduction's result in the ``dtype=`` asked for: object (np.asarray(x).dtype, so
+    ``np.sum(..., dtype=x.dtype)`` as scipy writes it) and the result's own dtype change nothing,
+    a wider float widens; anything else would change the value and raises."""
+    if dtype is None or np.dtype(dtype) == object:
+        return r
+    have, want = np.asarray(strip(r)).dtype, np.dtype(dtype)
+    if want == have:
+        return r
+    if want.kind == "f" and np.can_cast(have, want, "safe"):
+        return r * np.ones((), want)
+    raise NotDifferentiableError(f"dvlad does not differentiate with dtype={want} (the value is "
+                                 f"{have}): leave dtype= out, or give a wider float")
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
@@ -223,6 +240,7 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
+FUNCTIONS[np.copyto] = objects.copyto
 FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
@@ -233,7 +251,18 @@ def array_function(self, func, types, args, kwargs):
     handler = FUNCTIONS.get(func)
     if handler is None:
         raise _no_rule(f"{func.__module__}.{func.__name__}")
+    if any(type(t) is not type and issubclass(t, np.ndarray) for t in types) or \
+            any(type(a) is list or type(a) is tuple for a in args):
+        args = tuple(_objects_repacked(a) for a in args)      # object arrays of numbers
     return handler(*args, **kwargs)
+
+
+def _objects_repacked(v):
+    if isinstance(v, np.ndarray) and v.dtype == object:
+        return objects.repack(v)
+    if type(v) is list or type(v) is tuple:
+        return type(v)(_objects_repacked(u) for u in v)
+    return v
 
 
 def _iter(self):
@@ -250,6 +279,9 @@ def _len(self):
 
 def _getitem(self, idx):
     if not A.shape(self):
+        parts = idx if isinstance(idx, tuple) else (idx,)
+        if all(p is None or p is Ellipsis for p in parts):       # x[None], x[...], x[()]
+            return A.reshape(self, (1,) * sum(p is None for p in parts))
         raise IndexError("invalid index to a 0-d AD number")
     return A.getitem(self, idx)
 
@@ -272,14 +304,25 @@ def _reshape(self, *shape, order="C"):
     return A.reshape(self, shape) if order == "C" else np.reshape(self, shape, order=order)
 
 
+def _dtype(self):
+    """An array-valued AD number's dtype is its primal's.  A 0-d one reports object, as an
+    element of an object array does: numpy's mean and var of a list of AD numbers (np.mean([a,
+    b])) finish with ``result.dtype.type(result / n)``, which must keep the AD number, and
+    np.object_(x) is x (np.float64(x) would drop the derivative, and raises)."""
+    p = strip(self)
+    return np.asarray(p).dtype if np.ndim(p) else np.dtype(object)
+
+
 def _install(cls):
     cls.__array_ufunc__ = array_ufunc
     cls.__array_function__ = array_function
     cls.shape = property(A.shape)
     cls.ndim = property(lambda self: len(A.shape(self)))
     cls.size = property(lambda self: int(np.prod(A.shape(self))))
-    cls.dtype = property(lambda self: np.asarray(strip(self)).dtype)
+    cls.dtype = property(_dtype)
     cls.T = property(lambda self: A.transpose(self))
+    cls.__array__ = objects.numpy_array_of
+    cls.__setitem__ = objects.assign
     cls.__len__ = _len
     cls.__iter__ = _iter
     cls.__getitem__ = _getitem

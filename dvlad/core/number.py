@@ -142,7 +142,9 @@ def _constant_or_raise(x, what):
             f"{what} of a number carrying perturbation {x.tag!r} (from a running "
             f"{x.tag.origin} call) would silently drop its derivative. Use dvlad.sin, dvlad.exp, "
             f"... instead of math.* or mpmath.* (they take floats, numpy numbers and mpf, and "
-            f"keep mpf's precision), or dvlad.primal(x) to strip the perturbation on purpose.")
+            f"keep mpf's precision), or dvlad.primal(x) to strip the perturbation on purpose. "
+            f"(numpy calls float() when a dvlad number is stored into a float array, r[i] = x: "
+            f"build arrays of dvlad numbers with np.array([...]) or np.stack instead.)")
     return x
 
 

@@ -50,27 +50,35 @@ def describe(x):
     return f"{type(x).__name__} {text}"
 
 
-def flatten(x, who, functions=False):
+def flatten(x, who, functions=False, result=False):
     """(leaves, tree) of structure x; a leaf that is not a real number is a TypeError.
 
     With ``functions=True`` a function is a leaf too (derivatives of function-valued functions).
+    With ``result=True`` (f's value) an object array of numbers, some of them AD numbers, is one
+    array leaf: numpy made it of f's AD numbers (np.array([x0 * x1, x0])), and its Jacobian is an
+    ndarray of shape out.shape + in.shape.  (A point's object array stays a container.)
     """
     leaves = []
-    tree = _flatten(x, leaves, who, functions)
+    tree = _flatten(x, leaves, who, functions, result)
     return leaves, tree
 
 
-def _flatten(x, leaves, who, functions):
+def _flatten(x, leaves, who, functions, result=False):
     if is_number(x) or (functions and callable(x)):
         leaves.append(x)
         return _LEAF
-    if isinstance(x, np.ndarray) and x.dtype == object:     # an object array: a container
-        return (_ObjectArray, x.shape, [_flatten(v, leaves, who, functions) for v in x.flat])
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        if result and any(isinstance(v, ADNumber) for v in x.flat) and \
+                all(map(is_number, x.flat)):
+            leaves.append(pack(x))
+            return _LEAF
+        return (_ObjectArray, x.shape,
+                [_flatten(v, leaves, who, functions, result) for v in x.flat])
     if isinstance(x, (tuple, list)):
-        return (type(x), [_flatten(v, leaves, who, functions) for v in x])
+        return (type(x), [_flatten(v, leaves, who, functions, result) for v in x])
     if isinstance(x, dict):
         return (type(x), list(x.keys()),
-                [_flatten(v, leaves, who, functions) for v in x.values()])
+                [_flatten(v, leaves, who, functions, result) for v in x.values()])
     what = "a function" if callable(x) else describe(x)
     raise NotDifferentiableError(
         f"{who} must be real numbers in nested tuples, lists and dicts; it contains {what}")
@@ -92,6 +100,10 @@ def pack(x):
     of its elements, reshaped.  numpy makes such arrays when code builds an array from AD numbers
     (``np.full(shape, g)``, ``np.array([x0 * x1, x0])``); where one array is expected (a rule's
     jvp or vjp result) every element counts, not the first."""
+    if "repack" in ARRAY_OPS:
+        packed = ARRAY_OPS["repack"](x)
+        if not (isinstance(packed, np.ndarray) and packed.dtype == object):
+            return packed
     elements = list(x.flat)
     if not any(isinstance(e, ADNumber) for e in elements):
         return np.array(elements, dtype=float).reshape(x.shape)

@@ -123,6 +123,12 @@ class NotDifferentiableError(DvladError, TypeError):
     """An operator got a value it cannot differentiate: the message names what it got."""
 
 
+class AssignmentError(DvladError, TypeError):
+    """An assignment dvlad cannot follow: a dvlad number into a float array (its derivative would
+    be dropped), into a read-only ``np.asarray`` of one, or into an array that shares memory with
+    another.  The message shows the way that works."""
+
+
 class StructureMismatchError(DvladError, ValueError):
     """Two structures that must match (a point and its direction, a result and its cotangent)
     do not: a missing or extra dict key, another length.  Dicts are paired by key."""

@@ -75,7 +75,7 @@ def record(f, x, origin, scalar=False, keep=False):
             if scalar:
                 rec.outs, rec.out_tree = [_scalar(y, f"{origin}'s function value")], None
             else:
-                rec.outs, rec.out_tree = flatten(y, f"{origin}'s result")
+                rec.outs, rec.out_tree = flatten(y, f"{origin}'s result", result=True)
             rec.outs = [strip_dead(u) for u in rec.outs]
     finally:
         tag.tape = None

@@ -79,7 +79,7 @@ def _tangent(u, tag, zero):
 def _split(f, x, v, y, tag, zero, origin):
     """(primal, tangent) of f's result y for tag, functions in it eta-expanded (tag still live)."""
     who = f"{origin}'s result"
-    outs, out_tree = flatten(y, who, functions=True)
+    outs, out_tree = flatten(y, who, functions=True, result=True)
     primals, tangents = [], []
     for k, u in enumerate(outs):
         if is_number(u):
@@ -174,7 +174,7 @@ def _on_grid(f, x):
     grid's shape (elementwise, as plotted).  Any other f (a sum: J·1 of Σx² at [1, 2] is 6,
     neither a gradient nor a derivative) is refused."""
     y, t = _forward(f, x, np.ones_like(strip(x)), "derivative")
-    leaves = flatten(y, "derivative's result")[0]
+    leaves = flatten(y, "derivative's result", result=True)[0]
     if len(leaves) != 1 or np.shape(strip(leaves[0])) != np.shape(strip(x)):
         raise NotDifferentiableError(
             f"derivative at an array of shape {np.shape(strip(x))} takes f′ at each point, for "

@@ -284,7 +284,7 @@ def _run(f, x, v, n, origin, raw=False):
 def _coefficients(f, x, v, n, y, tag, origin):
     """The coefficients of f's result y at tag, one structure per order (tag still live)."""
     who = f"{origin}'s result"
-    outs, out_tree = flatten(y, who, functions=True)
+    outs, out_tree = flatten(y, who, functions=True, result=True)
     columns = []
     for k, u in enumerate(outs):
         if callable(u) and not isinstance(u, ADNumber):

@@ -78,7 +78,7 @@ class _Call:
         """The outputs at ``points`` (computed by the primitive one level down) and their
         structure."""
         y = self.op(unflatten(self.tree, points))
-        outs, self.out_tree = flatten(y, f"{self.who}'s result")
+        outs, self.out_tree = flatten(y, f"{self.who}'s result", result=True)
         return outs, self.out_tree
 
     def jvp(self, points, tangents):

@@ -170,7 +170,7 @@ class _JacobianF(Applied):
             value, slope = _forward(f, x, e, "jacobian_f")
             column = flatten(slope, "jacobian_f's result")[0]
             if columns is None:
-                outs = flatten(value, "jacobian_f's result")[0]
+                outs = flatten(value, "jacobian_f's result", result=True)[0]
                 columns = [[[] for _ in leaves] for _ in column]
             for i, c in enumerate(column):
                 columns[i][j].append(c)
@@ -221,7 +221,7 @@ class _JacobianR(Applied):
         if rest:                                     # f(x, *rest): in x, the rest constant
             return Bound(jacobian_r, f)(x, *rest)
         y, back = _vjp(f, x, "jacobian_r")
-        outs, out_tree = flatten(y, "jacobian_r's result")
+        outs, out_tree = flatten(y, "jacobian_r's result", result=True)
         leaves, _ = flatten(x, "jacobian_r's input")
         zeros = [zero_like(strip(v)) for v in outs]
         rows = []

@@ -1,0 +1,230 @@
+"""numpy's arrays of AD numbers (issue #17): np.array([...]) of AD numbers, np.asarray(x),
+lists reaching reductions, object arrays meeting AD operations, Jacobians of object-array
+results, and assignment into array-valued AD numbers."""
+import numpy as np
+import pytest
+import scipy.optimize as so
+
+import dvlad as ad
+from dvlad.arrays.objects import Tracked
+
+X = np.array([1.0, 2.0])
+MODES = ("fr", "rf", "rr", "ff")
+
+
+def built(x):
+    return np.sum(np.array([x[0] * x[1], x[0]]) ** 2)
+
+
+def test_an_array_built_from_elements_in_every_mode():
+    # f = (x0 x1)² + x0²: ∇f = (2 x0 x1² + 2 x0, 2 x0² x1); H = [[2x1² + 2, 4x0x1], [4x0x1, 2x0²]]
+    for grad in (ad.gradient_r, ad.gradient_f):
+        np.testing.assert_array_equal(grad(built)(X), [10.0, 4.0])
+    np.testing.assert_array_equal(ad.hessian(built)(X), [[10.0, 8.0], [8.0, 2.0]])
+    for m in MODES:
+        np.testing.assert_array_equal(ad.hvp(built, X, np.array([1.0, 0.0]), m), [10.0, 8.0])
+    ad.check_grads(built, X, order=2)
+
+
+def test_an_array_built_from_elements_is_one_array_number_at_its_next_operation():
+    seen = []
+
+    def f(x):
+        a = np.array([x[0] * x[1], x[0]])
+        assert a.dtype == object                # numpy's own: an object array
+        b = a * x                               # meets an AD operation: repacked
+        seen.append(type(b))
+        return np.sum(b)
+    # x0² x1 + x0 x1: ∇ = (2 x0 x1 + x1, x0² + x0)
+    np.testing.assert_array_equal(ad.gradient_r(f)(X), [6.0, 2.0])
+    assert seen[0] is not np.ndarray
+
+
+@pytest.mark.parametrize("convert", [np.asarray, np.asanyarray])
+def test_np_asarray_of_a_tracked_array(convert):
+    def f(x):
+        a = convert(x)
+        assert a.dtype == object
+        # asanyarray keeps the subclass, which remembers x; asarray makes it a plain ndarray
+        # (of x's elements)
+        assert isinstance(a, Tracked) == (convert is np.asanyarray)
+        assert convert is np.asarray or a.number is x
+        assert a.shape == (2,) and len(a) == 2
+        return np.sum(a * a) + a[0] * a[1]
+    # ∇(x0² + x1² + x0 x1) = (2x0 + x1, 2x1 + x0)
+    for grad in (ad.gradient_r, ad.gradient_f):
+        np.testing.assert_array_equal(grad(f)(X), [4.0, 5.0])
+    np.testing.assert_array_equal(ad.hessian(f)(X), [[2.0, 1.0], [1.0, 2.0]])
+
+
+def test_a_tracked_array_walked_element_by_element():
+    def f(x):
+        a = np.asarray(x)
+        return sum(e * e for e in np.ndarray.__iter__(a)) + a.view(np.ndarray)[1]
+    np.testing.assert_array_equal(ad.gradient_r(f)(X), [2.0, 5.0])
+
+
+def test_lists_reach_reductions():
+    x = np.array([0.5, 1.5, 4.0])
+    # mean over six entries, each x_i twice: 2/6 each
+    np.testing.assert_allclose(ad.gradient_r(lambda x: np.mean([x, x + 2]))(x), [1 / 3] * 3,
+                               rtol=1e-15)
+    # std of two numbers |x0 − x1|/2; var of three (population)
+    np.testing.assert_array_equal(ad.gradient_r(lambda x: np.std([x[0], x[1]]))(x),
+                                  [-0.5, 0.5, 0.0])
+    m = np.mean(x)
+    np.testing.assert_allclose(ad.gradient_f(lambda x: np.var([x[0], x[1], x[2]]))(x),
+                               2 * (x - m) / 3, rtol=1e-14)
+    assert ad.derivative(lambda t: np.mean([t, 3 * t]))(1.0) == 2.0
+
+
+@pytest.mark.parametrize("m", MODES)
+def test_scipy_rosen_converts_its_argument_and_differentiates(m):
+    # rosen calls np.asanyarray and np.sum(..., dtype=x.dtype); scipy's hand derivatives are the oracle
+    x = np.linspace(-0.7, 1.3, 7)
+    v = np.cos(np.arange(7.0))
+    np.testing.assert_allclose(ad.gradient_r(so.rosen)(x), so.rosen_der(x), rtol=1e-13)
+    np.testing.assert_allclose(ad.hvp(so.rosen, x, v, m), so.rosen_hess_prod(x, v), rtol=1e-12)
+
+
+def test_jacobians_of_an_object_array_result_are_ndarrays():
+    f = lambda x: np.array([x[0] * x[1], x[1]])         # noqa: E731
+    for jac in (ad.jacobian_f, ad.jacobian_r):
+        J = jac(f)(X)
+        assert type(J) is np.ndarray and J.shape == (2, 2)
+        np.testing.assert_array_equal(J, [[2.0, 1.0], [0.0, 1.0]])
+
+
+def test_no_confusion_between_elements_of_two_tags():
+    # inner derivative d(x·y)/dy = x; the array [x·x, x] sums to x² + x: 2x + 1 at 2
+    def f(x):
+        return np.sum(np.array([x * ad.derivative(lambda y: x * y)(1.0), x]))
+    assert ad.derivative(f)(2.0) == 5.0
+    assert ad.gradient_r(f)(2.0) == 5.0
+
+
+def test_float32_elements_keep_float32():
+    x = X.astype(np.float32)
+    g = ad.gradient_r(built)(x)
+    assert g.dtype == np.float32
+    np.testing.assert_array_equal(g, [10.0, 4.0])
+
+
+# ---- assignment ---------------------------------------------------------------------------------
+
+W = np.array([0.5, -1.0, 2.0])
+A3 = np.array([[1.0, 0.5, -0.3], [-2.0, 0.1, 0.4], [0.3, -0.2, 1.0], [0.7, 0.7, -0.9]])
+
+
+def relu_assigned(w):
+    h = A3 @ w
+    h[h < 0] = 0.0
+    return np.sum(h * h)
+
+
+def relu_functional(w):
+    h = A3 @ w
+    return np.sum(np.where(h < 0, 0.0, h) ** 2)
+
+
+def slices_assigned(w):
+    h = A3 @ w
+    h[0] = w[1] * w[2]
+    h[1:3] += w[:2]
+    return np.sum(np.sin(h))
+
+
+def slices_functional(w):
+    h = A3 @ w
+    h = np.concatenate([(w[1] * w[2])[None], h[1:3] + w[:2], h[3:]])
+    return np.sum(np.sin(h))
+
+
+@pytest.mark.parametrize("assigned, functional", [(relu_assigned, relu_functional),
+                                                  (slices_assigned, slices_functional)],
+                         ids=["mask", "slices"])
+def test_assignment_into_a_tracked_array(assigned, functional):
+    assert assigned(W) == functional(W)
+    for grad in (ad.gradient_r, ad.gradient_f):
+        np.testing.assert_allclose(grad(assigned)(W), grad(functional)(W), rtol=1e-15)
+    np.testing.assert_allclose(ad.hessian(assigned)(W), ad.hessian(functional)(W), rtol=1e-14)
+    for m in MODES:
+        np.testing.assert_allclose(ad.hvp(assigned, W, W, m), ad.hvp(functional, W, W, m),
+                                   rtol=1e-14)
+    ad.check_grads(assigned, W, order=2)
+
+
+def test_earlier_uses_keep_the_old_value():
+    def f(w):
+        h = w * 2.0
+        before = h * 1.0
+        h[0] = w[2] ** 2
+        return np.sum(before) + 10 * h[0] + 100 * h[1]
+    # Σ 2w + 10 w2² + 200 w1
+    np.testing.assert_array_equal(ad.gradient_r(f)(W), [2.0, 202.0, 2.0 + 20 * W[2]])
+    np.testing.assert_array_equal(ad.gradient_f(f)(W), [2.0, 202.0, 2.0 + 20 * W[2]])
+
+
+def test_repeated_indices_take_the_last_value_as_numpy_does():
+    def f(w):
+        h = w * 1.0
+        h[[0, 0]] = np.stack([w[1], w[2]])
+        return h[0]
+    assert f(W) == W[2]
+    np.testing.assert_array_equal(ad.gradient_r(f)(W), [0.0, 0.0, 1.0])
+
+
+def test_assignment_errors_are_named():
+    def into_tracked(w):
+        a = np.asanyarray(w)
+        a[0] = 1.0
+        return np.sum(a)
+    with pytest.raises(ad.AssignmentError, match="read-only"):
+        ad.gradient_r(into_tracked)(W)
+
+    def into_asarray(w):            # numpy's own check (a plain ndarray view of a Tracked)
+        a = np.asarray(w)
+        a[0] = 1.0
+        return np.sum(a)
+    with pytest.raises(ValueError, match="read-only"):
+        ad.gradient_r(into_asarray)(W)
+
+    def into_a_copy(w):             # np.array(w) copies: a writeable array of w's elements
+        a = np.array(w)
+        a[0] = 1.0
+        return np.sum(a * w)
+    np.testing.assert_array_equal(ad.gradient_r(into_a_copy)(W), [1.0, 2 * W[1], 2 * W[2]])
+
+    def into_a_view(w):
+        h = w * 2.0
+        v = h[1:]
+        v[0] = 0.0
+        return np.sum(h)
+    with pytest.raises(ad.AssignmentError, match="shares its memory"):
+        ad.gradient_r(into_a_view)(W)
+
+    def newer_into_older(w):
+        h = w * 2.0
+        return ad.derivative(lambda t: (h.__setitem__(0, t), h[0])[1])(1.0)
+    with pytest.raises(ad.AssignmentError, match="newer perturbation"):
+        ad.gradient_r(newer_into_older)(W)
+
+    with pytest.raises(ad.AssignmentError, match="np.full"):
+        ad.gradient_r(lambda w: np.sum(np.full_like(np.zeros(3), w[0])))(W)
+
+
+def test_a_dvlad_number_into_a_float_array_is_loud_and_says_how():
+    def into_floats(w):
+        r = np.zeros(2)
+        r[0] = w[0] * w[1]
+        return np.sum(r)
+    with pytest.raises((ValueError, ad.PerturbedConversionError)) as info:
+        ad.gradient_r(into_floats)(W)
+    named = info.value if isinstance(info.value, ad.PerturbedConversionError) else \
+        info.value.__cause__ or info.value.__context__
+    assert isinstance(named, ad.PerturbedConversionError) and "np.array([...])" in str(named)
+
+    def as_floats(w):
+        return np.sum(np.asarray(w, dtype=float))
+    with pytest.raises(ad.PerturbedConversionError, match="np.stack"):
+        ad.gradient_r(as_floats)(W)
