@@ -88,10 +88,11 @@ from .numbers.primitives import (  # the rule table's primitives, one per row
 from .modes.taylor import derivatives, directional_derivatives, nth_derivative, taylor
 from .core.tags import (
                    ArgumentError,
+                   AssignmentError,
                    DvladError,
                    FixedPointError,
                    NotDifferentiableError,
-                   PerturbedConversionError, AssignmentError,
+                   PerturbedConversionError,
                    StructureMismatchError,
                    TagOrderError,
 )

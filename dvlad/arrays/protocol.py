@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from . import composite, decompositions, objects, products, statistics
+from . import composite, decompositions, numerics, objects, products, shaping, statistics
 from . import linalg as LA
 from . import primitives as A
 from ..core.rules import TABLE
@@ -243,6 +243,8 @@ FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS[np.copyto] = objects.copyto
 FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
+FUNCTIONS.update(shaping.FUNCTIONS)
+FUNCTIONS.update(numerics.FUNCTIONS)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 
