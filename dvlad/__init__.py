@@ -121,3 +121,9 @@ __all__ = [
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "AssignmentError", "TagOrderError",
     "GraphvizMissingError", "FixedPointError", "StructureMismatchError", "ArgumentError",
 ]
+
+# scipy's plain-Python functions (logsumexp, softmax, scipy.stats densities) on dvlad numbers:
+# installed in scipy now or when it is imported (dvlad.operators.scipy_functions)
+from .operators import scipy_functions as _scipy_functions
+
+_scipy_functions.install()

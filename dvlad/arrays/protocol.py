@@ -236,7 +236,8 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
                   for f in (np.argmax, np.argmin, np.argsort, np.argpartition, np.searchsorted,
                             np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
                             np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
-                            np.iscomplex)})
+                            np.iscomplex, np.result_type, np.can_cast, np.min_scalar_type,
+                            np.common_type)})
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
