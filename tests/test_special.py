@@ -206,3 +206,30 @@ def test_bessel_derivatives_at_subnormal_points():
         assert ad.iv(2, x) == (x / 2) ** 2 / 2
     g = ad.gradient_r(lambda t: np.sum(sc.i0(t)))(np.array([2.2e-313, 0.5]))
     assert g[0] == 1.1e-313 and g[1] == sc.i1(0.5)
+
+
+def _iv_series(v, x, terms=4):
+    """I_v(x) = Σ_k (x/2)^(2k+v) / (k! Γ(k + v + 1)), I₋ₙ = Iₙ: mpmath's oracle at a tiny x
+    (mpmath.besseli gives up there)."""
+    v = -v if v < 0 and v == int(v) else v
+    h = mpmath.mpf(x) / 2
+    return sum(h ** (2 * k + v) / (mpmath.factorial(k) * mpmath.gamma(k + v + 1))
+               for k in range(terms))
+
+
+@pytest.mark.parametrize("x", [5e-324, 1.1125369292536007e-308, 2.2250738585072014e-308, 1e-300,
+                               1e-160])
+def test_iv_at_a_tiny_x_is_its_series_first_term(x):
+    # found by the long fuzzer run: scipy's iv is nan at the smallest normal and below, 0 where
+    # the truth is ~x/2 (1e-300), and the first-term fallback raised OverflowError or
+    # ZeroDivisionError at a negative integer order (I₋₁ = I₁) — met by i1″, i0‴
+    with mpmath.workdps(30):
+        for v in (-1, 0, 1, 2, 3, -0.5):
+            want = float(_iv_series(v, x))
+            got = ad.iv(v, x)
+            assert got == pytest.approx(want, rel=1e-15, abs=0), (v, got, want)
+            assert ad.iv(v, np.array([x]))[0] == got
+        assert ad.derivative(ad.i0)(x) == pytest.approx(float(_iv_series(1, x)), rel=1e-15)
+        assert ad.gradient_r(ad.i0)(x) == ad.derivative(ad.i0)(x)
+        # I₁″ = (I₋₁ + 2 I₁ + I₃)/4 = 3x/8 + O(x³)
+        assert ad.nth_derivative(ad.i1, 2)(x) == pytest.approx(3 * x / 8, rel=1e-14, abs=1e-323)

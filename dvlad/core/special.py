@@ -195,15 +195,30 @@ def polygamma_arrays(function):
     return f
 
 
+_SERIES_BELOW = 1e-150         # below it the series' next term is < 1e-300 of the first
+
+
+def _first_term(v, x):
+    """I_v(x) ≈ (x/2)^v / Γ(v + 1) for 0 < |x| < 1e-150, in numpy's IEEE arithmetic (inf,
+    not OverflowError, for a negative v); an integer v < 0 as −v (I₋ₙ = Iₙ)."""
+    v = np.asarray(v, dtype=float)
+    v = np.where((v < 0) & (v == np.round(v)), -v, v)
+    with np.errstate(all="ignore"):
+        # (x^v · 2^−v, not (x/2)^v: x/2 of the least subnormal is 0)
+        return np.power(np.asarray(x, dtype=float), v) * np.power(2.0, -v) / \
+            np.vectorize(math.gamma, otypes=[float])(v + 1.0)
+
+
 def iv_arrays(function):
-    """scipy's iv is nan at a subnormal x (scipy 1.17: iv(1, 2e-313)); there I_v(x) is its
-    series' first term (x/2)^v / Γ(v + 1), exact to the last bit (the next is ~x² smaller)."""
+    """scipy's iv is nan or 0 at a tiny x (scipy 1.17: iv(1, 2e-313) is nan, iv(1, 1e-300) is
+    0, not 5e-301); there I_v(x) is its series' first term (x/2)^v / Γ(v + 1), exact to the last
+    bit (the next is ~x² smaller)."""
     def f(v, x):
         r = function(v, x)
-        tiny = np.abs(x) < np.finfo(np.float64).tiny
-        if np.any(tiny & np.isnan(r) & ~np.isnan(np.asarray(x, dtype=float))):
-            first = np.power(np.asarray(x) / 2, v) / np.vectorize(math.gamma)(np.asarray(v) + 1.0)
-            r = np.where(tiny & np.isnan(r), first, r)
+        ax = np.abs(np.asarray(x, dtype=float))
+        tiny = (ax < _SERIES_BELOW) & (ax > 0)
+        if np.any(tiny):
+            r = np.where(tiny, _first_term(v, x), r)
             r = r.astype(np.result_type(x, np.float16)) if isinstance(x, np.ndarray) else r
             r = r if np.ndim(r) else r[()]
         return r
@@ -213,10 +228,9 @@ def iv_arrays(function):
 
 def iv_floats(function):
     def f(v, x):
-        r = function(v, x)
-        if r != r and x == x and abs(x) < 2.2250738585072014e-308:
-            return (x / 2) ** v / math.gamma(v + 1.0)
-        return r
+        if 0 < abs(x) < _SERIES_BELOW:
+            return float(_first_term(v, x))
+        return function(v, x)
     f.__name__ = function.__name__
     return f
 
