@@ -91,6 +91,7 @@ from .core.tags import (
                    AssignmentError,
                    DvladError,
                    FixedPointError,
+                   IntegrationError,
                    NotDifferentiableError,
                    PerturbedConversionError,
                    StructureMismatchError,
@@ -98,13 +99,14 @@ from .core.tags import (
 )
 from .numbers.tape import LinearMap, TapeCell
 from .numbers.tower import Tower
+from .operators.odeint import odeint
 from .operators.testing import check_grads
 
 __version__ = "0.1.0"
 
 __all__ = [
     "derivative", "directional_derivative", "gradient_f", "gradient_r", "hessian", "hvp",
-    "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root",
+    "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root", "odeint",
     "value_and_gradient_r", "stop_gradient",
     "taylor", "derivatives", "nth_derivative", "directional_derivatives",
     "primitive", "vector_primitive", "check_grads",
@@ -119,7 +121,7 @@ __all__ = [
     "cbrt", "copysign", "fmax", "fmin", "sinc",
     "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "AssignmentError", "TagOrderError",
-    "GraphvizMissingError", "FixedPointError", "StructureMismatchError", "ArgumentError",
+    "GraphvizMissingError", "FixedPointError", "IntegrationError", "StructureMismatchError", "ArgumentError",
 ]
 
 # scipy's plain-Python functions (logsumexp, softmax, scipy.stats densities) on dvlad numbers:

@@ -204,7 +204,8 @@ def numpy_array_of(x, dtype=None, copy=None):
                 f"into a float array), which would drop its derivative. Build arrays of dvlad "
                 f"numbers with np.array([...]), np.stack or np.concatenate, assign into an array "
                 f"that is a dvlad number (h[i] = x), or use dvlad.primal(x) to drop the "
-                f"derivative on purpose.")
+                f"derivative on purpose. (A compiled routine converts its inputs so: for "
+                f"scipy.integrate.odeint use dvlad.odeint, its differentiable drop-in.)")
         return np.asarray(strip(x), dtype=dtype)
     shp = A.shape(x)
     buf = np.empty(int(np.prod(shp)), dtype=object)

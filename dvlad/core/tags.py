@@ -145,6 +145,11 @@ class TagOrderError(DvladError, RuntimeError):
     dvlad."""
 
 
+class IntegrationError(DvladError, ArithmeticError):
+    """A tangent or adjoint system that ``odeint`` solves for a derivative did not integrate
+    (the solver gave up: excess work, tolerances too small).  The message says what to change."""
+
+
 class FixedPointError(DvladError, ArithmeticError):
     """An iteration did not converge within its cap: the primal, a tangent or an adjoint."""
 
