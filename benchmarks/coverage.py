@@ -58,6 +58,11 @@ BY_DESIGN = {    # reason -> names (in numpy, numpy.linalg or scipy.special)
     "writes into a plain array (would drop the derivative)": {
         "copyto", "place", "put", "put_along_axis", "putmask", "fill_diagonal"},
     "complex-valued": {"sort_complex"},
+    # which elements are in the result jumps as values meet: no derivative to follow (pick
+    # the elements yourself: the indices np.unique(..., return_index=True) gives, then index)
+    "set operations (membership changes where values meet)": {
+        "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+        "intersect1d", "union1d", "setdiff1d", "setxor1d"},
 }
 # Public callables of numpy that take no array: shapes, scalars, settings, information.
 TAKES_NO_ARRAYS = {

@@ -42,9 +42,6 @@ NOT_IN_NUMPY = {"msort"}                       # removed in numpy 2
 SPECIAL_NOT_UFUNCS = {"logsumexp", "multigammaln", "polygamma"}   # Python functions, no table row
 
 KNOWN_MISSING = {
-    # numpy
-    "angle", "dsplit", "gradient", "linspace", "nan_to_num", "partition", "real_if_close",
-    "rollaxis",
     # numpy.linalg
     "linalg.eig",
     # scipy.special
