@@ -1445,6 +1445,14 @@ def paths(x, prefix):
     return [prefix]
 
 
+def _matrix(J, point):
+    """A Jacobian of numbers as its matrix: rows by f's value's leaves, columns by the point's
+    (dvlad nests it by both structures when a dict is on either side, JAX's convention; else
+    it is that matrix already)."""
+    flat, n = leaves(J), len(leaves(point))
+    return [flat[i:i + n] for i in range(0, len(flat), n)] if n else J
+
+
 def like(x, point):
     """x (a direction or cotangent, paired by key) with point's dict key order."""
     if isinstance(point, (tuple, list)):
@@ -1549,14 +1557,14 @@ def check_struct(program):
     same_layout(runs["vjp"].value, p, "vjp's pullback")
     agree(runs["gradient_f"].value, g, tol.modes, what="gradient_f vs gradient_r", nonfinite=True)
     agree(runs["vjp"].value, g, tol.modes, what="vjp vs gradient_r", nonfinite=True)
-    agree(runs["jacobian_f"].value, [leaves(g)], tol.modes, what="jacobian_f vs gradient_r",
-          nonfinite=True)
+    agree(_matrix(runs["jacobian_f"].value, p), [leaves(g)], tol.modes,
+          what="jacobian_f vs gradient_r", nonfinite=True)
     slope = _dot(g, like(v, p))
     agree(runs["jvp"].value, (value, slope), tol.modes, what="jvp vs (f, ∇f·v)", nonfinite=True)
     vs = leaves(like(v, p))
     if n >= 2:
-        h = runs["hessian"].value
-        agree(runs["jacobian_r(gradient_r)"].value, h, tol.modes,
+        h = _matrix(runs["hessian"].value, p)
+        agree(_matrix(runs["jacobian_r(gradient_r)"].value, p), h, tol.modes,
               what="jacobian_r(gradient_r) vs hessian", nonfinite=True)
         hv = _hv(h, vs)
         for m in ("fr", "rf", "rr", "ff"):
@@ -1632,8 +1640,9 @@ def check_struct_jacobian(program):
             value = f(p)
     for o in runs.values():
         assert_plain(o.value)
-    j = runs["jacobian_f"].value
-    agree(runs["jacobian_r"].value, j, tol.modes, what="jacobian_r vs jacobian_f", nonfinite=True)
+    j = _matrix(runs["jacobian_f"].value, p)
+    agree(_matrix(runs["jacobian_r"].value, p), j, tol.modes, what="jacobian_r vs jacobian_f",
+          nonfinite=True)
     vs = leaves(like(v, p))
     y, slope = runs["jvp"].value
     same_layout(y, value, "jvp's value")

@@ -302,6 +302,9 @@ def test_vector_derivative(A, kind):
 @pytest.mark.parametrize("A", [A2, A3], ids=["2x2", "3x3"])
 def test_vector_jacobian_in_t(A, kind, jac):
     J = jac(vector_fp(A, kind))(0.7)
+    if kind is dict:            # (JAX's convention with a dict: keyed by the output, one t)
+        assert list(J) == KEYS[:len(A)]
+        J = [[J[k]] for k in J]
     assert len(J) == len(A) and all(len(row) == 1 for row in J)
     close([row[0] for row in J], oracle_dx(A, 0.7), 1e-14, floor=1, normwise=True)
 
@@ -319,7 +322,10 @@ def test_vector_jacobian_in_b(A, kind, jac):
         return fixed_point(lambda x: pack(kind, matvec_plus(A, unpack(kind, x), ps)),
                            pack(kind, [0.0] * n))
     p = pack(kind, [0.3, -1.2, 2.0][:n])
-    J = np.array(jac(xstar)(p), dtype=float)
+    J = jac(xstar)(p)
+    if kind is dict:            # a dict of dicts: J[out key][in key]
+        J = [[J[a][b] for b in KEYS[:n]] for a in KEYS[:n]]
+    J = np.array(J, dtype=float)
     want = np.linalg.inv(np.eye(n) - np.array(A))
     assert np.max(np.abs(J - want)) < 1e-14, (J, want)
 

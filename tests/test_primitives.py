@@ -357,7 +357,7 @@ def test_vector_primitive_dict_in():
     x = {"a": 3.0, "b": 4.0}
     assert dvlad.gradient_r(norm2)(x) == {"a": 6.0, "b": 8.0}
     assert dvlad.gradient_f(norm2)(x) == {"a": 6.0, "b": 8.0}
-    assert dvlad.hessian(norm2)(x) == [[2.0, 0.0], [0.0, 2.0]]
+    assert dvlad.hessian(norm2)(x) == {"a": {"a": 2.0, "b": 0.0}, "b": {"a": 0.0, "b": 2.0}}
     check_grads(norm2, x, order=2)
 
 

@@ -246,6 +246,7 @@ FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
 FUNCTIONS.update(shaping.FUNCTIONS)
 FUNCTIONS.update(numerics.FUNCTIONS)
+UFUNCS.update(numerics.UFUNCS)          # heaviside, fmod, modf, ... (dvlad/arrays/ufuncs.py)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
 

@@ -147,10 +147,35 @@ def jacobian_f(f, argnums=0, has_aux=False):
     return _JacobianF(f)
 
 
-def _shape_jacobian(rows, x):
+def _shape_jacobian(rows, out_tree, in_tree, x):
+    """The blocks J[i][j] = ∂out_i/∂in_j, each of shape out_i.shape + in_j.shape.
+
+    With a dict on either side, JAX's convention: the result's structure outside, the input's
+    inside (H['w']['b'] for a dict of parameters), tuples and lists as lists.  Else the matrix of
+    blocks as lists, rows by output, columns by input ([[∂²f/∂x², ∂²f/∂x∂y], [...]] for a tuple
+    point), and one block for one array in and one leaf out."""
+    if _has_dict(out_tree) or _has_dict(in_tree):
+        inner = _as_lists(in_tree)
+        return unflatten(_as_lists(out_tree), [unflatten(inner, row) for row in rows])
     if isinstance(strip(x), np.ndarray) and len(rows) == 1:
         return rows[0][0]
     return rows
+
+
+def _has_dict(tree):
+    if type(tree) is not tuple:
+        return False
+    return (len(tree) == 3 and issubclass(tree[0], dict)) or \
+        any(_has_dict(c) for c in tree[-1])
+
+
+def _as_lists(tree):
+    """A structure's tree (dvlad.core.structures.flatten) with its tuples and lists as lists."""
+    if type(tree) is not tuple:                     # a leaf
+        return tree
+    if len(tree) == 2:
+        return (list, [_as_lists(c) for c in tree[1]])
+    return (tree[0], tree[1], [_as_lists(c) for c in tree[2]])     # a dict or object array
 
 
 class _JacobianF(Applied):
@@ -170,18 +195,19 @@ class _JacobianF(Applied):
             value, slope = _forward(f, x, e, "jacobian_f")
             column = flatten(slope, "jacobian_f's result")[0]
             if columns is None:
-                outs = flatten(value, "jacobian_f's result", result=True)[0]
+                outs, out_tree = flatten(value, "jacobian_f's result", result=True)
                 columns = [[[] for _ in leaves] for _ in column]
             for i, c in enumerate(column):
                 columns[i][j].append(c)
         if columns is None:                 # x has no numbers in it: every block is empty
             # (f sees integer and bool leaves as float64, as every other pass shows them)
-            outs = flatten(f(unflatten(tree, [as_real(a) for a in leaves])),
-                           "jacobian_f's result")[0]
-            return _shape_jacobian([[_block([], u, a, -1) for a in leaves] for u in outs], x)
+            outs, out_tree = flatten(f(unflatten(tree, [as_real(a) for a in leaves])),
+                                     "jacobian_f's result", result=True)
+            return _shape_jacobian([[_block([], u, a, -1) for a in leaves] for u in outs],
+                                   out_tree, tree, x)
         rows = [[_block(columns[i][j], outs[i], a, -1) for j, a in enumerate(leaves)]
                 for i in range(len(columns))]
-        result = _shape_jacobian(rows, x)
+        result = _shape_jacobian(rows, out_tree, tree, x)
         return _or_other_mode(result, lambda: _JacobianR(f)(x, repair=False)) if repair else result
 
 
@@ -222,7 +248,7 @@ class _JacobianR(Applied):
             return Bound(jacobian_r, f)(x, *rest)
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result", result=True)
-        leaves, _ = flatten(x, "jacobian_r's input")
+        leaves, in_tree = flatten(x, "jacobian_r's input")
         zeros = [zero_like(strip(v)) for v in outs]
         rows = []
         for i, u in enumerate(outs):
@@ -239,7 +265,7 @@ class _JacobianR(Applied):
                 for j, g in enumerate(sens):
                     slices[j].append(g)
             rows.append([_block(slices[j], u, a, 0) for j, a in enumerate(leaves)])
-        result = _shape_jacobian(rows, x)
+        result = _shape_jacobian(rows, out_tree, in_tree, x)
         return _or_other_mode(result, lambda: _JacobianF(f)(x, repair=False)) if repair else result
 
 
