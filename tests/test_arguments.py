@@ -110,3 +110,31 @@ def test_lists_of_plain_numbers_as_operands():
               lambda w: np.matmul((1.0, 2.0, 3.0), w), lambda w: np.sum(w @ [[1.0], [2.0], [3.0]])):
         for grad in (ad.gradient_r, ad.gradient_f):
             assert grad(f)(w).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_jacobians_and_hessians_keep_dict_structures():
+    # JAX's convention: the output's structure outside, the input's inside, each block of shape
+    # out.shape + in.shape.  loss = b·Σw² + b³: H_ww = 2b·I, H_wb = 2w, H_bb = 6b
+    p = {"w": np.array([1.0, 2.0]), "b": 0.5}
+
+    def loss(p):
+        return np.sum(p["w"] ** 2) * p["b"] + p["b"] ** 3
+    H = ad.hessian(loss)(p)
+    assert set(H) == {"w", "b"} and set(H["w"]) == {"w", "b"}
+    np.testing.assert_array_equal(H["w"]["w"], [[1.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_array_equal(H["w"]["b"], [2.0, 4.0])
+    np.testing.assert_array_equal(H["b"]["w"], [2.0, 4.0])
+    assert H["b"]["b"] == 3.0
+
+    def f(p):
+        return {"u": p["w"] * p["b"], "v": p["b"] ** 2}
+    for jac in (ad.jacobian_r, ad.jacobian_f):
+        J = jac(f)(p)
+        np.testing.assert_array_equal(J["u"]["w"], [[0.5, 0.0], [0.0, 0.5]])
+        np.testing.assert_array_equal(J["u"]["b"], [1.0, 2.0])
+        np.testing.assert_array_equal(J["v"]["w"], [0.0, 0.0])
+        assert J["v"]["b"] == 1.0
+    # a dict-valued f of one array: a dict of blocks
+    J = ad.jacobian_r(lambda x: {"s": np.sin(x), "t": np.sum(x)})(np.array([0.0, 1.0]))
+    np.testing.assert_array_equal(J["s"], np.diag(np.cos([0.0, 1.0])))
+    np.testing.assert_array_equal(J["t"], [1.0, 1.0])
