@@ -168,3 +168,28 @@ def test_installed_whichever_is_imported_first(order):
             " + np.sum(scipy.stats.norm.logpdf(x)))(np.zeros(2))\n"
             "assert np.allclose(g, [0.5, 0.5]), g\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_scipy_linalg_on_dvlad_numbers():
+    sl = pytest.importorskip("scipy.linalg")
+    S = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, 0.2], [0.1, 0.2, 1.5]])
+    b = np.array([1.0, -2.0, 0.5])
+    T = np.tril(S)
+    # d/dA Σ A⁻¹b = −A⁻ᵀ 1 (A⁻¹b)ᵀ, on the triangle solve_triangular reads
+    x = np.linalg.solve(T, b)
+    want = np.tril(-np.outer(np.linalg.solve(T.T, np.ones(3)), x))
+    np.testing.assert_allclose(ad.gradient_r(lambda a: np.sum(sl.solve_triangular(a, b, lower=True)))(T),
+                               want, rtol=1e-13)
+    x = np.linalg.solve(S, b)
+    g = ad.gradient_r(lambda s: np.sum(sl.cho_solve(sl.cho_factor(s, lower=True), b)))(S)
+    ad.check_grads(lambda s: np.sum(sl.cho_solve(sl.cho_factor(s, lower=True), b)), S, order=1)
+    # cho_factor(lower=True) reads the lower triangle: with G = −S⁻ᵀ1 xᵀ the gradient of the
+    # full matrix, the lower triangle's is G + Gᵀ off the diagonal, G on it
+    G = -np.outer(np.linalg.solve(S.T, np.ones(3)), x)
+    np.testing.assert_allclose(g, np.tril(G + G.T) - np.diag(np.diag(G)), rtol=1e-12)
+    # scipy's cholesky reads the upper triangle (lower=False): its derivative lives there
+    g = ad.gradient_r(lambda s: np.sum(sl.cholesky(s)))(S)
+    assert np.all(np.tril(g, -1) == 0) and np.any(np.triu(g, 1) != 0)
+    ad.check_grads(lambda s: np.sum(sl.expm(0.3 * s)), S, order=2)
+    ad.check_grads(lambda s: sl.det(s) + np.sum(sl.inv(s)) + np.sum(sl.solve(s, b)), S, order=2)
+    np.testing.assert_array_equal(sl.solve(S, b), sl.solve.__wrapped__(S, b))

@@ -1,5 +1,6 @@
 """scipy's plain-Python functions on dvlad numbers: ``scipy.special.logsumexp``, ``softmax``,
-``log_softmax`` and the densities and distribution functions of ``scipy.stats``.
+``log_softmax``, the densities and distribution functions of ``scipy.stats``, and
+``scipy.linalg``'s ``solve_triangular cho_factor cho_solve expm cholesky solve inv det``.
 
 scipy.special's ufuncs reach dvlad through numpy's protocol (their rows are in the rule table),
 but these are Python functions that convert their arguments, write into float arrays
@@ -235,7 +236,26 @@ def _install_stats(stats):
            lambda self, x: np.exp(_mvn_logpdf(x, self.mean, self.cov)), bound=True)
 
 
-_INSTALLERS = {"scipy.special": _install_special, "scipy.stats": _install_stats}
+def _linalg_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy's cholesky: the upper factor of a's upper triangle unless lower (as scipy reads)."""
+    return np.linalg.cholesky(_array(a), upper=not lower)
+
+
+def _install_linalg(linalg):
+    """scipy.linalg's functions on dvlad numbers: dvlad's (dvlad.arrays), with scipy's
+    signatures; scipy's own code for plain numbers."""
+    from ..arrays import scipy_linalg as S
+    for name, ours in (("solve_triangular", S.solve_triangular), ("cho_factor", S.cho_factor),
+                       ("cho_solve", S.cho_solve), ("expm", S.expm),
+                       ("cholesky", _linalg_cholesky),
+                       ("solve", lambda a, b, *args, **kw: np.linalg.solve(a, b)),
+                       ("inv", lambda a, *args, **kw: np.linalg.inv(a)),
+                       ("det", lambda a, *args, **kw: np.linalg.det(a))):
+        _patch(linalg, name, ours)
+
+
+_INSTALLERS = {"scipy.special": _install_special, "scipy.stats": _install_stats,
+               "scipy.linalg": _install_linalg}
 
 
 class _Watcher(importlib.abc.MetaPathFinder):
