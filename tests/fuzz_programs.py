@@ -65,7 +65,7 @@ difference) but keeps the modes' agreement.
 
 "A named error on both sides": if one evaluation raises a :class:`dvlad.DvladError`, every other
 one must raise the same class; any other exception from a valid program fails.  Some programs
-carry a construct that must raise (``float(v)`` of a perturbed v, ``np.cumprod``, a direction
+carry a construct that must raise (``float(v)`` of a perturbed v, ``np.fft.fft``, a direction
 with a missing key): then every derivative must raise that error.
 """
 import copy
@@ -162,7 +162,9 @@ def _tame(row, args):
                 line = (lambda t: row.call(*args[:i], t, *args[i + 1:]))
                 # (a step relative to a: atan2 and hypot near (0, 0), or a tiny divisor of
                 # mod, must not hide inside the step)
-                h = mpmath.mpf(2) ** -40 * (abs(a) if a else 1)
+                # (and at the scale of the whole point: hypot(t, 1e-17) at t = 2e-313 bends
+                # on the scale 1e-17, which a step of 2^-40·2e-313 never sees)
+                h = mpmath.mpf(2) ** -40 * (max(abs(a), max(abs(b) for b in args)) or 1)
                 if any(abs(d) > LIMIT for d in itertools.islice(
                         mpmath.diffs(line, mpmath.mpf(a), 3, h=h), 1, None)):
                     return False
@@ -1146,13 +1148,14 @@ class Builder:
                            b in self.live and d in self.live)
 
     def array_error(self):
-        """np.cumprod of a perturbed array: every derivative must raise NotDifferentiableError."""
+        """np.fft.fft of a perturbed array (no rule; np.cumprod was this construct until issue
+        #17 gave it one): every derivative must raise NotDifferentiableError."""
         live = [n for n in self.arrays_of() if n in self.certain]
         if not live or self.shared.expect:
             return None
         a = self.variable(live)
         self.shared.expect = ad.NotDifferentiableError
-        return self.assign(f"np.cumprod({a})", f"np.cumprod({a})", False)
+        return self.assign(f"np.fft.fft({a}).real", f"np.fft.fft({a}).real", False)
 
     def statement(self):
         draw = self.draw
