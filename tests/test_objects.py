@@ -64,6 +64,24 @@ def test_a_tracked_array_walked_element_by_element():
     np.testing.assert_array_equal(ad.gradient_r(f)(X), [2.0, 5.0])
 
 
+@pytest.mark.parametrize("m", MODES)
+def test_elements_of_a_matrix_walked_one_by_one_in_every_mode(m):
+    # np.asarray(x) builds one element per entry and layer (bundle, tape cell, bundle of a cell)
+    # without a lift per element: each must be x[i, j] in every mode
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]])
+    c = np.arange(1.0, 7.0).reshape(2, 3)
+    v = np.array([[1.0, 0.0, 2.0], [0.0, -1.0, 1.0]])
+
+    def f(x):
+        a = np.asarray(x).view(np.ndarray)      # the elements themselves, no Tracked
+        return sum(ck * e ** 3 for ck, e in zip(c.flat, a.flat))
+    # ∇f = 3 c x², H = diag(6 c x)
+    np.testing.assert_array_equal(ad.hvp(f, x, v, m), 6 * c * x * v)
+    np.testing.assert_array_equal(ad.gradient_r(f)(x), 3 * c * x ** 2)
+    np.testing.assert_array_equal(ad.gradient_f(f)(x), 3 * c * x ** 2)
+    assert ad.jvp(f, x, v)[1] == np.sum(3 * c * x ** 2 * v)
+
+
 def test_lists_reach_reductions():
     x = np.array([0.5, 1.5, 4.0])
     # mean over six entries, each x_i twice: 2/6 each

@@ -233,7 +233,7 @@ scatter = _primitive(
     lambda s, idx, out_shape: (_Apply(lambda t: scatter(t, idx, out_shape),
                                       lambda u: getitem(u, idx)), None, None))
 
-def _place(s, idx, shp):
+def place(s, idx, shp):
     """The transpose of indexing: plain sensitivities, and bundles one layer deep over plain
     arrays (HVPs), stay lazy (Placed) for the sweep to add in place; others scatter."""
     if isinstance(s, (np.ndarray, np.generic, float)) or plain_bundle(s):
@@ -247,7 +247,7 @@ getitem = _primitive(
 
 
 def _getitem_partials(in_shape, idx):
-    return (_Apply(lambda t: getitem(t, idx), lambda s: _place(s, idx, in_shape)), None)
+    return (_Apply(lambda t: getitem(t, idx), lambda s: place(s, idx, in_shape)), None)
 
 
 def _concat_value(axis, *xs):
