@@ -42,8 +42,6 @@ NOT_IN_NUMPY = {"msort"}                       # removed in numpy 2
 SPECIAL_NOT_UFUNCS = {"logsumexp", "multigammaln", "polygamma"}   # Python functions, no table row
 
 KNOWN_MISSING = {
-    # numpy.linalg
-    "linalg.eig",
     # scipy.special
     "scipy.special.beta", "scipy.special.betainc", "scipy.special.gamma",
     "scipy.special.gammainc", "scipy.special.gammaincc", "scipy.special.gammasgn",

@@ -5,13 +5,15 @@ protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primi
 - :mod:`dvlad.arrays.linalg`: products, einsum, solve, inv, det, slogdet;
 - :mod:`dvlad.arrays.decompositions`: cholesky, qr, eigh, svd, pinv, lstsq, norm, matrix_power,
   multi_dot, and scipy.linalg's expm, solve_triangular, cho_factor, cho_solve;
+- :mod:`dvlad.arrays.eigen`: eig and eigvals of a matrix with real eigenvalues;
 - :mod:`dvlad.arrays.objects`: object arrays of AD numbers, np.asarray(x), assignment;
 - :mod:`dvlad.arrays.protocol`: ``__array_ufunc__``/``__array_function__``, so numpy code
   differentiates as it is (importing it installs them).
 """
 from . import protocol  # noqa: F401  (installs numpy's protocols on bundles, tape cells, towers)
-from .decompositions import (cho_factor, cho_solve, cholesky, eigh, eigvalsh, expm, lstsq,
-                             matrix_power, multi_dot, norm, pinv, qr, solve_triangular, svd)
+from .decompositions import (cho_factor, cho_solve, cholesky, eig, eigh, eigvals, eigvalsh, expm,
+                             lstsq, matrix_power, multi_dot, norm, pinv, qr, solve_triangular,
+                             svd)
 from .linalg import det, dot, einsum, inner, inv, matmul, outer, slogdet, solve, tensordot, trace
 from .primitives import (
     amax,
@@ -37,6 +39,6 @@ from .primitives import (
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
            "clip", "matmul", "dot", "inner", "outer", "tensordot", "einsum", "trace", "solve",
-           "inv", "det", "slogdet", "shape", "cholesky", "qr", "eigh", "eigvalsh", "svd", "pinv",
-           "lstsq", "norm", "matrix_power", "multi_dot", "expm", "solve_triangular", "cho_factor",
-           "cho_solve"]
+           "inv", "det", "slogdet", "shape", "cholesky", "qr", "eigh", "eigvalsh", "eig", "eigvals",
+           "svd", "pinv", "lstsq", "norm", "matrix_power", "multi_dot", "expm", "solve_triangular",
+           "cho_factor", "cho_solve"]

@@ -12,6 +12,7 @@ reads numpy's arguments, refuses what has no derivative, and composes:
 - ``eigh(a, UPLO)``, ``eigvalsh``: dw = diag(VᵀdAV), dV = V(F ∘ VᵀdAV), F_ij = 1/(w_j − w_i),
   dA the symmetric matrix of the triangle UPLO names (numpy reads no other element).  At a
   repeated eigenvalue the eigenvectors have no derivative (F is infinite);
+- ``eig``, ``eigvals`` of a matrix with real eigenvalues, in :mod:`dvlad.arrays.eigen`;
 - ``svd(a, full_matrices, compute_uv, hermitian)``: ds = diag(UᵀdAV); dU, dVᵀ by Giles (2008)
   and Townsend (2016).  Distinct, nonzero singular values; full_matrices=True only for square
   a (the extra columns of U or V are not unique);
@@ -33,12 +34,14 @@ from .primitives import _Apply, _primitive
 from .factorizations import (cholesky_factor, dtype_of, eig_values, eig_vectors, from_triangle,
                              mT, pinv_matrix, qr_q, qr_r, rank_deficient, singular_values, svd_u,
                              svd_vt)
+from .eigen import FUNCTIONS as EIG_FUNCTIONS, eig, eigvals
 from .scipy_linalg import cho_factor, cho_solve, expm, solve_triangular
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
 
-__all__ = ["FUNCTIONS", "cholesky", "qr", "eigh", "eigvalsh", "svd", "pinv", "lstsq", "norm",
-           "matrix_power", "multi_dot", "expm", "solve_triangular", "cho_factor", "cho_solve"]
+__all__ = ["FUNCTIONS", "cholesky", "qr", "eigh", "eigvalsh", "eig", "eigvals", "svd", "pinv",
+           "lstsq", "norm", "matrix_power", "multi_dot", "expm", "solve_triangular", "cho_factor",
+           "cho_solve"]
 
 _results = getattr(np.linalg, "_linalg", None) or np.linalg.linalg
 EighResult, QRResult, SVDResult = _results.EighResult, _results.QRResult, _results.SVDResult
@@ -375,5 +378,5 @@ FUNCTIONS = {
     np.linalg.cholesky: cholesky, np.linalg.qr: qr, np.linalg.eigh: eigh,
     np.linalg.eigvalsh: eigvalsh, np.linalg.svd: svd, np.linalg.pinv: pinv,
     np.linalg.lstsq: lstsq, np.linalg.norm: norm, np.linalg.matrix_power: matrix_power,
-    np.linalg.multi_dot: multi_dot,
+    np.linalg.multi_dot: multi_dot, **EIG_FUNCTIONS,
 }
