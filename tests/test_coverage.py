@@ -41,13 +41,7 @@ AUTOGRAD_SPECIAL = """beta betainc betaln digamma erf erfc erfcinv erfinv expit 
 NOT_IN_NUMPY = {"msort"}                       # removed in numpy 2
 SPECIAL_NOT_UFUNCS = {"logsumexp", "multigammaln", "polygamma"}   # Python functions, no table row
 
-KNOWN_MISSING = {
-    # scipy.special
-    "scipy.special.beta", "scipy.special.betainc", "scipy.special.gamma",
-    "scipy.special.gammainc", "scipy.special.gammaincc", "scipy.special.gammasgn",
-    "scipy.special.ive", "scipy.special.j0", "scipy.special.j1", "scipy.special.jn",
-    "scipy.special.rgamma", "scipy.special.y0", "scipy.special.y1", "scipy.special.yn",
-}
+KNOWN_MISSING = set()
 
 
 @pytest.fixture(scope="module")

@@ -130,6 +130,9 @@ def test_modules_stay_readable(name):
 
 NAMES = {rule.name for rule in TABLE}
 PYTHON_BUILTINS = {"abs", "int", "round", "pow"}        # Python's own, where a module means them
+# names that mean something else in one module: scipy.integrate.odeint's parameter y0 (the
+# initial state), which dvlad.odeint keeps, is not the Bessel function
+OTHER_MEANINGS = {"dvlad.operators.odeint": {"y0"}}
 OTHER_LIBRARIES = {"np", "numpy", "math", "mpmath", "builtins", "operator"}
 
 
@@ -174,7 +177,8 @@ LIBRARY = sorted(n for n in MODULES if n not in ("dvlad", "dvlad.core.rules")
 
 @pytest.mark.parametrize("name", LIBRARY)
 def test_primitives_are_named_only_in_their_rows(name):
-    assert _named(MODULES[name]) == []
+    other = OTHER_MEANINGS.get(name, set())
+    assert [(line, n) for line, n in _named(MODULES[name]) if n.strip("'") not in other] == []
 
 
 def test_the_export_list_names_every_row():

@@ -392,9 +392,10 @@ def test_check_grads_every_rule(name, point):
     if len(point) == 1:
         check_grads(op, point[0], order=2)
         check_grads(op, point[0], order=2, seed=7)
-    elif RULES[name].orders:            # an integer order (polygamma's n) is not a variable
-        check_grads(lambda t: op(point[0], t), point[1], order=2)
-        check_grads(lambda t: op(point[0], t), point[1], order=2, seed=7)
+    elif RULES[name].fixed:     # an integer order (polygamma's n), a shape (gammainc's a,
+        # betainc's a and b) are not variables
+        check_grads(lambda t: op(*point[:-1], t), point[-1], order=2)
+        check_grads(lambda t: op(*point[:-1], t), point[-1], order=2, seed=7)
     else:
         check_grads(lambda p: op(p[0], p[1]), point, order=2)
         check_grads(lambda p: op(p[0], p[1]), point, order=2, seed=7)

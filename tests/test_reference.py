@@ -53,11 +53,12 @@ out = {
     "towers_mul_div": ad.derivatives(lambda x: ad.sinh(x) * ad.cosh(x) / (2.0 + x), 7)(0.4),
     "rows_forward": [ad.derivative(getattr(ad, n) if ad.core.rules.RULES[n].arity == 1 else
                                    (lambda n: lambda x: getattr(ad, n)(x, 0.6))(n)
-                                   if not ad.core.rules.RULES[n].orders else
-                                   (lambda n: lambda x: getattr(ad, n)(1, x))(n))(0.45)
+                                   if not ad.core.rules.RULES[n].fixed else
+                                   (lambda n: lambda x: getattr(ad, n)(
+                                       *(1,) * (ad.core.rules.RULES[n].arity - 1), x))(n))(0.45)
                      for n in every if n not in ("arccosh",)],
     "rows_reverse": [ad.gradient_r(lambda p, n=n: getattr(ad, n)(
-                         1 if ad.core.rules.RULES[n].orders else p[0], p[1]))((0.45, 0.8))
+                         1 if ad.core.rules.RULES[n].fixed else p[0], p[1]))((0.45, 0.8))
                      for n in every if ad.core.rules.RULES[n].arity == 2],
 }
 

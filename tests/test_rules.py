@@ -147,12 +147,40 @@ ORACLES = {
     "ndtri": lambda p: mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1),
     "i0": lambda x: mpmath.besseli(0, x), "i1": lambda x: mpmath.besseli(1, x),
     "iv": lambda v, x: mpmath.besseli(int(v), abs(x)) * mpmath.sign(x) ** int(v), "betaln": lambda a, b: mpmath.log(mpmath.beta(a, b)),
+    "gamma": mpmath.gamma, "rgamma": mpmath.rgamma, "beta": mpmath.beta,
+    "j0": lambda x: mpmath.besselj(0, x), "j1": lambda x: mpmath.besselj(1, x),
+    "y0": lambda x: mpmath.bessely(0, x), "y1": lambda x: mpmath.bessely(1, x),
+    "jn": lambda n, x: mpmath.besselj(int(n), x), "yn": lambda n, x: mpmath.bessely(int(n), x),
+    "ive": lambda v, x: mpmath.besseli(v, x) * mpmath.exp(-abs(x)),
+    "gammainc": lambda a, x: mpmath.gammainc(a, 0, x, regularized=True),
+    "gammaincc": lambda a, x: mpmath.gammainc(a, x, mpmath.inf, regularized=True),
+    # Student's t cdf by its hypergeometric series (not the incomplete beta function dvlad uses)
+    "stdtr": lambda v, t: 0.5 + t * mpmath.gamma((v + 1) / 2) * mpmath.hyp2f1(
+        0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2)),
+    # the Poisson cdf as its sum
+    "pdtr": lambda k, m: mpmath.fsum(mpmath.exp(-m) * m ** j / mpmath.factorial(j)
+                                     for j in range(int(mpmath.floor(k)) + 1)),
+    "betainc": lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True),
 }
-# Rows whose first argument is an integer order (polygamma's n): differentiated in y only
-ORDER_ROWS = {rule.name for rule in TABLE if rule.orders}
+# Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
+# closed-form derivative (gammainc's a): differentiated in y only
+ORDER_ROWS = {rule.name for rule in TABLE if rule.fixed and rule.arity == 2}
 DIFFERENTIABLE = [rule for rule in TABLE if rule.partial_texts]
 UNARY += [(f"{rule.name}@{point[0]}", getattr(ad, rule.name), ORACLES[rule.name], point[0])
           for rule in DIFFERENTIABLE if rule.arity == 1 for point in rule.points]
+
+
+def _in_last(rule, point):
+    """A row of three arguments (betainc's shapes a, b fixed) as a function of its last, the
+    others Python floats (exact in every base type, and in mpmath's oracle)."""
+    f, mf = getattr(ad, rule.name), ORACLES[rule.name]
+    fixed = [float(c) for c in point[:-1]]
+    return (f"{rule.name}@{','.join(point)}", lambda t: f(*fixed, t),
+            lambda t: mf(*(mpmath.mpf(c) for c in fixed), t), point[-1])
+
+
+UNARY += [_in_last(rule, point) for rule in DIFFERENTIABLE if rule.arity == 3
+          for point in rule.points]
 BINARY += [(f"{rule.name}@{point[0]},{point[1]}", getattr(ad, rule.name), ORACLES[rule.name],
             *point) for rule in DIFFERENTIABLE if rule.arity == 2 for point in rule.points]
 
@@ -295,6 +323,8 @@ PIECEWISE = [
     ("round", lambda t, c: ad.round(t), lambda t, c: round(t), None, ("-2.7", "3.2")),
     ("int", lambda t, c: ad.int(t), lambda t, c: int(t), None, ("-2.7", "3.2")),
     ("sign", lambda t, c: ad.sign(t), lambda t, c: _sign_ref(t), None, ("-2.7", "3.2")),
+    ("gammasgn", lambda t, c: ad.gammasgn(t), lambda t, c: math.copysign(1.0, math.gamma(t)),
+     None, ("-2.7", "-1.5", "3.2")),
     ("floordiv_x", ad.floordiv, lambda t, c: t // c, "1.7", ("-5.3", "5.3")),
     ("floordiv_y", lambda t, c: ad.floordiv(c, t), lambda t, c: c // t, "5.3", ("-1.7", "1.7")),
     ("floordiv_operator", lambda t, c: t // c, lambda t, c: t // c, "1.7", ("-5.3", "5.3")),
@@ -349,11 +379,11 @@ def test_value_keeps_the_input_type(case, which, kind):
 
 
 @pytest.mark.parametrize("modes", ORDER1 + ORDER2)
-@pytest.mark.parametrize("which", ["x", "y"])
-@pytest.mark.parametrize("case", [row[0] for row in BINARY])
+@pytest.mark.parametrize("case, which", [(row[0], which) for row in BINARY for which in "xy"
+                                         # (an order or a shape argument is not a variable:
+                                         # test_an_order_argument_is_refused)
+                                         if not (which == "x" and _order_row(row[0]))])
 def test_mpf_variable_with_float_constant_stays_exact(case, which, modes):
-    if which == "x" and _order_row(case):
-        pytest.skip("an integer order is not a variable (test_an_order_argument_is_refused)")
     """An mpf variable against a plain-float constant: the result is an mpf exact to 50 digits
     (the constant converts exactly, so its partials must not be computed in float)."""
     _, f, mf, a, b = BINARY_BY_ID[case]
@@ -386,10 +416,20 @@ def test_pow_mixed_second_derivative_at_exponent_two():
     assert h[0][1] == h[1][0] and abs(h[0][1] - float(want)) < 1e-13
 
 
-@pytest.mark.parametrize("name", sorted(ORDER_ROWS))
+FIXED = [(rule.name, i) for rule in TABLE for i in rule.fixed]
+
+
+@pytest.mark.parametrize("name, i", FIXED, ids=[f"{n}-{i}" for n, i in FIXED])
 @pytest.mark.parametrize("op", ["F", "R"])
-def test_an_order_argument_is_refused(name, op):
-    """polygamma's n and iv's v are integer orders: differentiating in them raises, by name."""
+def test_an_order_argument_is_refused(name, i, op):
+    """polygamma's n and iv's v are integer orders, gammainc's a and betainc's a and b shape
+    arguments: differentiating in them raises, by name."""
+    rule = next(r for r in TABLE if r.name == name)
     f = getattr(ad, name)
-    with pytest.raises(ad.NotDifferentiableError, match="integer order"):
-        OPERATORS[op](lambda n: f(n, 1.3))(1.0)
+    point = [1.0, 0.5, 0.4][:rule.arity]
+    match = "integer order" if i in rule.orders else f"scipy.special.{name}.*shape argument"
+
+    def g(t):
+        return f(*point[:i], t, *point[i + 1:])
+    with pytest.raises(ad.NotDifferentiableError, match=match):
+        OPERATORS[op](g)(1.0)

@@ -2,7 +2,11 @@
 through scipy's own ufuncs on tracked arrays, in every mode to order 2, float64 and float32,
 with scipy or without it (then mpmath computes the base values).  Each row's derivatives are
 checked against mpmath at 50 digits in tests/test_rules.py and tests/test_taylor.py; here the
-scipy side: dispatch, dtypes, broadcasting, errors, the fallback."""
+scipy side: dispatch, dtypes, broadcasting, errors, the fallback; for the functions added last
+(gamma rgamma gammasgn beta j0 j1 y0 y1 jn yn ive gammainc gammaincc betainc stdtr pdtr) also
+their derivatives on arrays against mpmath, their poles and edges, the shape and order arguments
+refused by name, and scipy.stats' distribution functions computed through them."""
+import math
 import subprocess
 import sys
 
@@ -17,17 +21,32 @@ from support import close
 
 sc = pytest.importorskip("scipy.special")
 
-SPECIAL_ROWS = [rule for rule in TABLE if rule.special]
+# the differentiable rows (gammasgn, piecewise constant, has its own test)
+SPECIAL_ROWS = [rule for rule in TABLE if rule.special and rule.partial_texts]
 UFUNC_NAMES = [(rule.name, name) for rule in SPECIAL_ROWS for name in rule.special]
+SCALES = ((1.0, 0.9, 1.1), (1.0, 1.1, 0.95), (1.0, 0.95, 1.05))
 
 
 def _inside(rule, dtype=np.float64):
-    """Three points of the row's domain near its test points (the order argument fixed)."""
+    """Three points of the row's domain near its test points, an array for each variable (an
+    order or a shape argument fixed: a plain number)."""
     p = [float(c) for c in rule.points[0]]
-    if rule.arity == 1:
-        return (np.array([p[0], 0.9 * p[0], 1.1 * p[0]], dtype=dtype),)
-    y = np.array([p[1], 0.9 * p[1], 1.1 * p[1]], dtype=dtype)
-    return (p[0] if rule.orders else np.array([p[0], 1.1 * p[0], 0.95 * p[0]], dtype=dtype)), y
+    return tuple(p[i] if i in rule.fixed else np.array([p[i] * c for c in SCALES[i]], dtype=dtype)
+                 for i in range(rule.arity))
+
+
+def _in_variables(ufunc, rule, args):
+    """(f, point): the ufunc as a function of the row's variables (one: an array; more: a
+    tuple of arrays), the fixed arguments as in ``args``."""
+    where = [i for i in range(rule.arity) if i not in rule.fixed]
+
+    def f(p):
+        full = list(args)
+        for i, v in zip(where, p if len(where) > 1 else (p,)):
+            full[i] = v
+        return ufunc(*full)
+    point = tuple(args[i] for i in where)
+    return f, point if len(where) > 1 else point[0]
 
 
 @pytest.mark.parametrize("row, name", UFUNC_NAMES, ids=[f"{r}-{n}" for r, n in UFUNC_NAMES])
@@ -38,34 +57,24 @@ def test_scipy_ufunc_reaches_the_row(row, name):
     ufunc = getattr(sc, name)
     args = _inside(rule)
     w = np.array([0.7, -1.1, 0.4])
-    if rule.arity == 1:
-        f = lambda x: np.sum(ufunc(x) * w)                                  # noqa: E731
-        point = args[0]
-        value = np.sum(ufunc(point) * w)
-    elif rule.orders:
-        f = lambda y: np.sum(ufunc(args[0], y) * w)                         # noqa: E731
-        point = args[1]
-        value = np.sum(ufunc(*args) * w)
-    else:
-        f = lambda p: np.sum(ufunc(p[0], p[1]) * w)                         # noqa: E731
-        point = args
-        value = np.sum(ufunc(*args) * w)
-    close(ad.vjp(f, point)[0], value, rel=1e-15)
+    g, point = _in_variables(ufunc, rule, args)
+    f = lambda p: np.sum(g(p) * w)                                          # noqa: E731
+    close(ad.vjp(f, point)[0], np.sum(ufunc(*args) * w), rel=1e-15)
     ad.check_grads(f, point, order=2)
 
 
 @pytest.mark.parametrize("rule", SPECIAL_ROWS, ids=[r.name for r in SPECIAL_ROWS])
 def test_float32_arrays_stay_float32(rule):
+    """In the last argument, with the others float32 arrays or Python numbers (fixed ones)."""
     args = _inside(rule, np.float32)
     ufunc = getattr(sc, rule.special[0])
-    if rule.arity == 1:
-        g = ad.gradient_r(lambda x: np.sum(ufunc(x)))(args[0])
-        h = ad.hvp(lambda x: np.sum(ufunc(x)), args[0], np.ones(3, np.float32))
-    else:
-        g = ad.gradient_r(lambda y: np.sum(ufunc(args[0], y)))(args[1])
-        h = ad.hvp(lambda y: np.sum(ufunc(args[0], y)), args[1], np.ones(3, np.float32))
+
+    def f(x):
+        return np.sum(ufunc(*args[:-1], x))
+    g = ad.gradient_r(f)(args[-1])
+    h = ad.hvp(f, args[-1], np.ones(3, np.float32))
     assert g.dtype == np.float32 and h.dtype == np.float32
-    want = ad.gradient_r(lambda x: np.sum(ufunc(*args[:-1], x)))(args[-1].astype(np.float64))
+    want = ad.gradient_r(f)(args[-1].astype(np.float64))
     close(g, want.astype(np.float32), rel=2e-6, floor=1e-6)
 
 
@@ -103,8 +112,8 @@ def test_values_at_poles_and_edges_follow_scipy():
 
 
 def test_a_special_function_without_a_rule_is_named_with_its_module():
-    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.gamma has no dvlad rule"):
-        ad.gradient_r(lambda x: np.sum(sc.gamma(x)))(np.array([0.5, 1.5]))
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.erfcx has no dvlad rule"):
+        ad.gradient_r(lambda x: np.sum(sc.erfcx(x)))(np.array([0.5, 1.5]))
 
 
 def test_dvlad_does_not_import_scipy():
@@ -117,13 +126,9 @@ def test_dvlad_does_not_import_scipy():
 def test_without_scipy_the_values_come_from_mpmath(rule, monkeypatch):
     """No scipy: floats from mpmath at double precision, arrays element by element in their
     own float type; the same values as scipy's to a few ulps, and derivatives still run."""
-    args = [np.float64(a) for a in _inside(rule)[-1][:1]]
-    if rule.arity == 2:
-        args = [float(rule.points[0][0])] + [float(a) for a in args]
-    else:
-        args = [float(a) for a in args]
+    args = [float(c) for c in rule.points[0]]
     with_scipy = rule.op(*args)
-    array_args = [np.array([a, a], np.float32) if i or not rule.orders else a
+    array_args = [a if i in rule.fixed else np.array([a, a], np.float32)
                   for i, a in enumerate(args)]
     with_scipy_array = rule.op(*array_args)
     monkeypatch.setattr(special, "_SCIPY", [None])
@@ -233,3 +238,358 @@ def test_iv_at_a_tiny_x_is_its_series_first_term(x):
         assert ad.gradient_r(ad.i0)(x) == ad.derivative(ad.i0)(x)
         # I₁″ = (I₋₁ + 2 I₁ + I₃)/4 = 3x/8 + O(x³)
         assert ad.nth_derivative(ad.i1, 2)(x) == pytest.approx(3 * x / 8, rel=1e-14, abs=1e-323)
+
+
+# ---- autograd's other scipy.special functions (issue #17): gamma rgamma gammasgn beta, Bessel
+# functions of the first and second kind, ive, the incomplete gamma and beta functions, stdtr
+# and pdtr ---------------------------------------------------------------------------------------
+
+def _mp_pdtr(k, m):
+    return mpmath.fsum(mpmath.exp(-m) * m ** j / mpmath.factorial(j)
+                       for j in range(int(mpmath.floor(k)) + 1))
+
+
+# (scipy ufunc, its fixed leading arguments, points of the variable, mpmath's function of them all)
+NEW = {
+    "gamma": (sc.gamma, (), [2.7, 0.4, -1.5, -2.5], mpmath.gamma),
+    "rgamma": (sc.rgamma, (), [2.7, 0.2, -1.5, -3.0], mpmath.rgamma),
+    "beta x": (lambda x: sc.beta(x, 2.4), (), [1.7, 0.6, 3.1], lambda x: mpmath.beta(x, 2.4)),
+    "beta y": (lambda y: sc.beta(0.6, y), (), [1.7, 2.4, 0.3], lambda y: mpmath.beta(0.6, y)),
+    "j0": (sc.j0, (), [0.8, -2.2, 5.3, 12.5], lambda x: mpmath.besselj(0, x)),
+    "j1": (sc.j1, (), [0.8, -2.2, 5.3, 12.5], lambda x: mpmath.besselj(1, x)),
+    "y0": (sc.y0, (), [0.8, 2.2, 12.5], lambda x: mpmath.bessely(0, x)),
+    "y1": (sc.y1, (), [0.8, 2.2, 12.5], lambda x: mpmath.bessely(1, x)),
+    "jn": (sc.jn, (3,), [0.8, -2.2, 5.3], lambda x: mpmath.besselj(3, x)),
+    "jn -2": (sc.jn, (-2,), [0.8, -2.2, 5.3], lambda x: mpmath.besselj(-2, x)),
+    "jv": (sc.jv, (1.5,), [0.8, 2.2, 5.3], lambda x: mpmath.besselj(1.5, x)),
+    "yn": (sc.yn, (3,), [0.8, 2.2, 5.3], lambda x: mpmath.bessely(3, x)),
+    "ive": (sc.ive, (1.5,), [0.8, 2.2, 25.0], lambda x: mpmath.besseli(1.5, x) * mpmath.exp(-x)),
+    "ive -x": (sc.ive, (2,), [-0.8, -2.2, -25.0], lambda x: mpmath.besseli(2, x) * mpmath.exp(x)),
+    "gammainc": (sc.gammainc, (2.5,), [0.3, 1.3, 7.0],
+                 lambda x: mpmath.gammainc(2.5, 0, x, regularized=True)),
+    "gammaincc": (sc.gammaincc, (0.6,), [0.3, 1.3, 7.0],
+                  lambda x: mpmath.gammainc(0.6, x, mpmath.inf, regularized=True)),
+    "betainc": (sc.betainc, (2.5, 1.5), [0.05, 0.3, 0.9],
+                lambda x: mpmath.betainc(2.5, 1.5, 0, x, regularized=True)),
+    "stdtr": (sc.stdtr, (3.0,), [-2.5, 0.7, 4.0],
+              lambda t: mpmath.quad(lambda u: (1 + u * u / 3) ** -2, [-mpmath.inf, t])
+              * mpmath.gamma(2) / (mpmath.sqrt(3 * mpmath.pi) * mpmath.gamma(1.5))),
+    "pdtr": (sc.pdtr, (3,), [0.4, 1.3, 6.0], lambda m: _mp_pdtr(3, m)),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW))
+def test_new_functions_against_mpmath(name):
+    """f′ (forward: jvp along ones, reverse: the gradient of Σf) and f″ (hvp, forward over
+    reverse and reverse over reverse) of the scipy ufunc on a tracked array, against mpmath's
+    derivatives at 30 digits of mpmath's own function."""
+    ufunc, fixed, points, mf = NEW[name]
+    x = np.array(points)
+    f = lambda t: ufunc(*fixed, t)                                          # noqa: E731
+    with mpmath.workdps(30):
+        d1 = [float(mpmath.diff(mf, mpmath.mpf(p))) for p in points]
+        d2 = [float(mpmath.diff(mf, mpmath.mpf(p), 2)) for p in points]
+    value, slope = ad.jvp(f, x, np.ones_like(x))
+    close(value, ufunc(*fixed, x), rel=1e-15)
+    close(slope, d1, rel=1e-12, floor=1e-14)
+    close(ad.gradient_r(lambda t: np.sum(f(t)))(x), d1, rel=1e-12, floor=1e-14)
+    for mode in ("fr", "rr"):
+        close(ad.hvp(lambda t: np.sum(f(t)), x, np.ones_like(x), mode=mode), d2, rel=1e-11,
+              floor=1e-13)
+
+
+@pytest.mark.parametrize("name", ["gamma", "rgamma", "j0", "y1", "jn", "ive", "gammainc",
+                                  "betainc", "stdtr", "pdtr"])
+def test_new_functions_nested_to_order_two(name):
+    ufunc, fixed, points, _ = NEW[name]
+    x = np.array(points)
+    ad.check_grads(lambda t: np.sum(ufunc(*fixed, t) * np.cos(t)), x, order=2,
+                   modes=("fwd", "rev"))
+
+
+def test_rgamma_at_the_poles_of_gamma():
+    """1/Γ(x) ≈ (−1)ⁿ n! (x + n) near x = −n: its derivative there is (−1)ⁿ n!, not 0·inf,
+    in every mode, and its higher derivatives are mpmath's (nested, Taylor)."""
+    D, R = ad.derivative, ad.gradient_r
+    for n in range(7):
+        x = float(-n)
+        want = (-1) ** n * math.factorial(n)
+        for op in (D, R):
+            close(op(ad.rgamma)(x), want, rel=1e-14)
+        close(ad.gradient_r(lambda t: np.sum(sc.rgamma(t)))(np.array([x, x])), [want, want],
+              rel=1e-14)
+        with mpmath.workdps(30):
+            d2, d3 = (float(mpmath.diff(mpmath.rgamma, -n, k)) for k in (2, 3))
+        for got in (D(D(ad.rgamma))(x), R(D(ad.rgamma))(x), D(R(ad.rgamma))(x)):
+            close(got, d2, rel=1e-12)
+        close(ad.derivatives(ad.rgamma, 3)(x), [0.0, want, d2, d3], rel=1e-12, floor=1e-13)
+
+
+def test_incomplete_gamma_and_poisson_at_zero():
+    """∂ₓP(a, x) at x = 0: 1 for a = 1 (e^−x; no 0·log 0), 0 for a > 1, inf for a < 1."""
+    for a, want in ((1.0, 1.0), (2.0, 0.0), (3.5, 0.0), (0.5, math.inf)):
+        for op in (ad.derivative, ad.gradient_r):
+            assert op(lambda x: ad.gammainc(a, x))(0.0) == want
+            assert op(lambda x: ad.gammaincc(a, x))(0.0) == -want
+    g = ad.gradient_r(lambda x: np.sum(sc.gammainc(np.array([1.0, 2.0, 1.0]), x)))(
+        np.array([0.0, 0.0, 0.7]))
+    close(g, [1.0, 0.0, math.exp(-0.7)], rel=1e-15)
+    assert ad.derivative(lambda x: ad.derivative(lambda y: ad.gammainc(1.0, y))(x))(0.0) == -1.0
+    # the Poisson cdf of k = 0 is e^−m: ∂m = −1 at 0; for k ≥ 1, 0
+    assert ad.derivative(lambda m: ad.pdtr(0, m))(0.0) == -1.0
+    assert ad.gradient_r(lambda m: ad.pdtr(2, m))(0.0) == 0.0
+
+
+def test_incomplete_beta_at_the_ends():
+    """∂ₓI_x(a, b) = x^(a−1)(1 − x)^(b−1)/B(a, b): b at x = 0 for a = 1, a at x = 1 for
+    b = 1."""
+    for op in (ad.derivative, ad.gradient_r):
+        close(op(lambda x: ad.betainc(1.0, 2.5, x))(0.0), 2.5, rel=1e-15)
+        close(op(lambda x: ad.betainc(3.0, 1.0, x))(1.0), 3.0, rel=1e-15)
+        assert op(lambda x: ad.betainc(0.5, 2.0, x))(0.0) == math.inf
+        assert op(lambda x: ad.betainc(2.0, 2.0, x))(0.0) == 0.0
+    # I_x(1, 1) = x: its derivatives are 1, 0, 0 (Taylor and nested)
+    assert ad.derivatives(lambda x: ad.betainc(1.0, 1.0, x), 3)(0.4) == [0.4, 1.0, 0.0, 0.0]
+
+
+FIXED_ARGUMENTS = [
+    ("gammainc", lambda a: sc.gammainc(a, 1.3), "a"),
+    ("gammaincc", lambda a: sc.gammaincc(a, 1.3), "a"),
+    ("stdtr", lambda df: sc.stdtr(df, 0.7), "df"),
+    ("betainc", lambda a: sc.betainc(a, 1.5, 0.3), "a"),
+    ("betainc", lambda b: sc.betainc(2.5, b, 0.3), "b"),
+]
+
+
+@pytest.mark.parametrize("op", [ad.gradient_r, ad.gradient_f, ad.derivative],
+                         ids=["gradient_r", "gradient_f", "derivative"])
+@pytest.mark.parametrize("name, f, argument", FIXED_ARGUMENTS,
+                         ids=[f"{n}-{a}" for n, _, a in FIXED_ARGUMENTS])
+def test_a_shape_argument_is_refused_by_name(name, f, argument, op):
+    """The shape arguments have no closed-form derivative (autograd differentiates the last
+    argument only): differentiating in one raises NotDifferentiableError naming the scipy
+    function and the argument, on arrays and on numbers, also when the other is perturbed."""
+    x = np.array([2.5, 3.0]) if op is not ad.derivative else 2.5
+    g = (lambda t: np.sum(f(t))) if op is not ad.derivative else f
+    with pytest.raises(ad.NotDifferentiableError,
+                       match=f"scipy.special.{name} .*shape argument {argument} "):
+        op(g)(x)
+    both = {"gammainc": lambda t: ad.gammainc(t, t), "stdtr": lambda t: ad.stdtr(t + 2.0, t),
+            "betainc": lambda t: ad.betainc(t, 1.5, t / 4.0)}.get(name)
+    if both is not None:
+        with pytest.raises(ad.NotDifferentiableError, match=f"scipy.special.{name}"):
+            ad.derivatives(both, 2)(1.1)         # Taylor towers too
+
+
+@pytest.mark.parametrize("name, f", [("jn", lambda n: sc.jn(n, 1.3)),
+                                     ("yn", lambda n: sc.yn(n, 1.3)),
+                                     ("ive", lambda v: sc.ive(v, 1.3)),
+                                     ("pdtr", lambda k: sc.pdtr(k, 1.3))])
+def test_an_order_is_refused_by_name(name, f):
+    for op in (ad.derivative, ad.gradient_r):
+        with pytest.raises(ad.NotDifferentiableError, match=f"dvlad.{name}: .*integer order"):
+            op(f)(2.0)
+
+
+def test_stacked_and_broadcast_arrays():
+    """Each argument broadcasts as numpy's: a fixed (3, 1) column against a tracked (4,) row
+    gives (3, 4), whose gradient sums back to (4,)."""
+    a = np.array([[0.5], [1.0], [2.5]])
+    x = np.array([0.2, 0.9, 1.7, 4.0])
+    W = np.arange(1.0, 13.0).reshape(3, 4)
+    g = ad.gradient_r(lambda t: np.sum(sc.gammainc(a, t) * W))(x)
+    close(g, np.sum(W * np.exp((a - 1) * np.log(x) - x - sc.gammaln(a)), axis=0), rel=1e-14)
+    t = np.array([[0.8, 2.2, 5.3, 7.1], [1.1, 3.3, 0.4, 9.0]])          # a stack of rows
+    n = np.array([[[0]], [[1]], [[4]]])
+    g = ad.gradient_r(lambda t: np.sum(sc.jn(n, t)))(t)
+    close(g, np.sum(0.5 * (sc.jv(n - 1, t) - sc.jv(n + 1, t)), axis=0), rel=1e-13, floor=1e-15)
+    ad.check_grads(lambda t: np.sum(sc.yn(n, t + 1.0) * np.sin(t)), t, order=2)
+    A, B = np.array([2.5, 0.7])[:, None, None], np.array([1.5, 2.2, 3.0])[None, :, None]
+    z = np.array([0.1, 0.3, 0.6, 0.95])
+    g = ad.gradient_f(lambda z: np.sum(sc.betainc(A, B, z)))(z)
+    close(g, np.sum(np.exp((A - 1) * np.log(z) + (B - 1) * np.log1p(-z) - sc.betaln(A, B)),
+                    axis=(0, 1)), rel=1e-13)
+    ad.check_grads(lambda z: np.sum(sc.betainc(A, B, z) ** 2), z, order=2)
+    # both arguments of beta tracked, broadcast against each other
+    p, q = np.array([[0.6], [1.7], [2.4]]), np.array([0.3, 1.1, 2.0, 3.1])
+    gp, gq = ad.gradient_r(lambda u: np.sum(sc.beta(u[0], u[1])))((p, q))
+    r = sc.beta(p, q)
+    close(gp, np.sum(r * (sc.psi(p) - sc.psi(p + q)), axis=1, keepdims=True), rel=1e-13)
+    close(gq, np.sum(r * (sc.psi(q) - sc.psi(p + q)), axis=0), rel=1e-13)
+    ad.check_grads(lambda u: np.sum(sc.rgamma(u) * sc.j1(u) + sc.ive(1, u)), t - 3.0, order=2)
+
+
+def test_mpf_in_mpf_out():
+    with mpmath.workdps(50):
+        x = mpmath.mpf("0.3")
+        for f, mf in ((ad.gamma, mpmath.gamma), (ad.rgamma, mpmath.rgamma),
+                      (ad.j1, lambda t: mpmath.besselj(1, t)),
+                      (lambda t: ad.yn(2, t), lambda t: mpmath.bessely(2, t)),
+                      (lambda t: ad.gammaincc(2.5, t),
+                       lambda t: mpmath.gammainc(2.5, t, mpmath.inf, regularized=True)),
+                      (lambda t: ad.betainc(2.5, 1.5, t),
+                       lambda t: mpmath.betainc(2.5, 1.5, 0, t, regularized=True)),
+                      (lambda t: ad.stdtr(3.5, t), lambda t: mpmath.mpf(1) / 2 + t * mpmath.gamma(
+                          2.25) * mpmath.hyp2f1(0.5, 2.25, 1.5, -t * t / 3.5) / (
+                          mpmath.sqrt(3.5 * mpmath.pi) * mpmath.gamma(1.75)))):
+            got = ad.derivatives(f, 2)(x)
+            assert all(type(g) is type(x) for g in got)
+            close(got, list(mpmath.diffs(mf, x, 2)), rel=mpmath.mpf(10) ** -45)
+            close(ad.gradient_r(ad.derivative(f))(x), mpmath.diff(mf, x, 2),
+                  rel=mpmath.mpf(10) ** -45)
+
+
+def test_taylor_towers_through_scipy_ufuncs():
+    """A scipy ufunc applied to a Taylor tower (a scalar) is the row's tower."""
+    f = lambda t: sc.j1(t) * sc.gammainc(2.5, t) + sc.betainc(2.5, 1.5, t / 4.0)   # noqa: E731
+    mf = lambda t: (mpmath.besselj(1, t) * mpmath.gammainc(2.5, 0, t, regularized=True)   # noqa
+                    + mpmath.betainc(2.5, 1.5, 0, t / 4, regularized=True))
+    with mpmath.workdps(30):
+        want = [float(w) for w in mpmath.diffs(mf, mpmath.mpf(1.3), 5)]
+    close(ad.derivatives(f, 5)(1.3), want, rel=1e-12, floor=1e-14)
+
+
+def test_gammasgn_is_piecewise_constant():
+    x = np.array([2.5, 0.0, -0.0, -0.5, -1.5, -2.0, -2.5, np.inf, -np.inf, np.nan])
+    for v in x:
+        assert np.array_equal(ad.gammasgn(float(v)), sc.gammasgn(v), equal_nan=True), v
+        mp = ad.gammasgn(mpmath.mpf(float(v)))
+        assert type(mp) is mpmath.mpf
+        if v != 0:                          # (an mpf has no −0.0)
+            assert (mp == sc.gammasgn(v)) or (mpmath.isnan(mp) and np.isnan(sc.gammasgn(v))), v
+    assert np.array_equal(ad.gammasgn(x), sc.gammasgn(x), equal_nan=True)
+    y = np.array([2.5, -0.5, -1.5])
+    for grad in (ad.gradient_r, ad.gradient_f):
+        assert grad(lambda t: np.sum(sc.gammasgn(t) * t))(y).tolist() == [1.0, -1.0, 1.0]
+    assert ad.derivatives(ad.gammasgn, 3)(-0.5) == [-1.0, 0.0, 0.0, 0.0]
+
+
+def test_new_values_at_poles_and_edges_follow_scipy():
+    """The float and numpy families are scipy's; the mpf family gives scipy's values at the
+    poles and domain edges too (inf, nan, the limits)."""
+    cases = [(ad.gamma, (0.0,)), (ad.gamma, (-2.0,)), (ad.rgamma, (-3.0,)), (ad.y0, (0.0,)),
+             (ad.yn, (3, 0.0)), (ad.yn, (-1, 0.0)), (ad.gammainc, (2.0, 0.0)),
+             (ad.gammainc, (0.0, 1.0)), (ad.gammainc, (1.0, np.inf)), (ad.gammaincc, (2.0, 0.0)),
+             (ad.gammainc, (2.0, -1.0)), (ad.betainc, (2.0, 3.0, 0.0)),
+             (ad.betainc, (2.0, 3.0, 1.0)), (ad.betainc, (0.0, 3.0, 0.5)),
+             (ad.betainc, (2.0, 3.0, 1.5)), (ad.stdtr, (3.0, np.inf)), (ad.stdtr, (np.inf, 0.7)),
+             (ad.stdtr, (-1.0, 0.7)), (ad.pdtr, (2.0, 0.0)), (ad.pdtr, (-1.0, 0.5)),
+             (ad.pdtr, (2.5, np.inf)), (ad.beta, (0.0, 1.0))]
+    for f, args in cases:
+        want = getattr(sc, f.__name__)(*args)
+        with np.errstate(all="ignore"):
+            assert np.array_equal(f(*args), want, equal_nan=True), (f.__name__, args)
+        with mpmath.workdps(20):
+            got = float(f(*(a if type(a) is int else mpmath.mpf(a) for a in args)))
+        assert got == pytest.approx(float(want), rel=1e-15, nan_ok=True), (f.__name__, args)
+
+
+def test_jn_and_ive_at_a_tiny_x_are_their_series_first_term():
+    """scipy's jv and ive are 0 at a subnormal x (jv(1, 2e-313)): there each is (x/2)^v/Γ(v + 1)
+    (J₋ₙ = (−1)ⁿ Jₙ), as iv is."""
+    x = 2e-313
+    assert ad.jn(1, x) == x / 2 and ad.jn(-1, x) == -x / 2 and ad.ive(1, x) == x / 2
+    assert ad.jn(1, np.array([x, -x])).tolist() == [x / 2, -x / 2]
+    assert ad.derivative(ad.j0)(x) == -ad.j1(x)
+    assert ad.derivative(lambda t: ad.jn(2, t))(x) == x / 4      # (J₁ − J₃)/2 = x/4 + O(x³)
+
+
+# ---- scipy.stats' distribution functions through them ------------------------------------------
+
+st = pytest.importorskip("scipy.stats")
+CDFS = {
+    "t.cdf": (lambda x: st.t.cdf(x, 3.0), lambda x: st.t.pdf(x, 3.0)),
+    "t.cdf loc scale": (lambda x: st.t.cdf(x, 2.5, loc=0.2, scale=1.5),
+                        lambda x: st.t.pdf(x, 2.5, loc=0.2, scale=1.5)),
+    "t.sf": (lambda x: st.t.sf(x, 3.0), lambda x: -st.t.pdf(x, 3.0)),
+    "gamma.cdf": (lambda x: st.gamma.cdf(x, 2.5), lambda x: st.gamma.pdf(x, 2.5)),
+    "gamma.cdf scale": (lambda x: st.gamma.cdf(x, 0.8, scale=2.0),
+                        lambda x: st.gamma.pdf(x, 0.8, scale=2.0)),
+    "gamma.logsf": (lambda x: st.gamma.logsf(x, 2.5), lambda x: -st.gamma.pdf(x, 2.5) /
+                    st.gamma.sf(x, 2.5)),
+    "beta.cdf": (lambda x: st.beta.cdf(x / 2, 2.5, 1.5),
+                 lambda x: st.beta.pdf(x / 2, 2.5, 1.5) / 2),
+    "poisson.cdf": (lambda m: st.poisson.cdf([0, 1, 3], m),
+                    lambda m: -st.poisson.pmf([0, 1, 3], m)),
+    "poisson.logcdf": (lambda m: st.poisson.logcdf([0, 2], m),
+                       lambda m: -st.poisson.pmf([0, 2], m) / st.poisson.cdf([0, 2], m)),
+}
+
+
+@pytest.mark.parametrize("name", list(CDFS))
+def test_scipy_stats_distribution_functions(name):
+    """t, gamma, beta and poisson cdfs (and sf, logcdf, logsf) in x (poisson: in μ) against
+    their densities, forward and reverse, nested to order 2; values are scipy's own."""
+    f, density = CDFS[name]
+    x = np.array([0.3, 0.9, 1.7])
+    if name.startswith("poisson"):
+        for m in x:
+            for op in (ad.derivative, lambda g: lambda t: ad.gradient_r(g)(t)):
+                close(op(lambda t: np.sum(f(t)))(m), np.sum(density(m)), rel=1e-13)
+        ad.check_grads(lambda t: np.sum(f(t)), 1.3, order=2)
+        return
+    value, slope = ad.jvp(f, x, np.ones(3))
+    close(value, f(x), rel=1e-14)
+    close(slope, density(x), rel=1e-12)
+    close(ad.gradient_r(lambda t: np.sum(f(t)))(x), density(x), rel=1e-12)
+    ad.check_grads(lambda t: np.sum(f(t)), x, order=2)
+
+
+def test_scipy_stats_cdfs_outside_the_support_and_their_errors():
+    x = np.array([-1.0, 0.0, 0.5, 1.0, 1.5])
+    for f, out in ((lambda t: st.beta.cdf(t, 2.5, 1.5), [0, 1, 3, 4]),
+                   (lambda t: st.gamma.cdf(t, 2.5), [0, 1]),
+                   (lambda t: st.gamma.sf(t, 2.5), [0, 1]),
+                   (lambda t: st.gamma.logcdf(t, 2.5), [0, 1])):
+        for jacobian in (ad.jacobian_r, ad.jacobian_f):
+            seen = []
+            with np.errstate(divide="ignore", invalid="ignore"):   # (log 0 in lanes not taken)
+                J = jacobian(lambda t: (seen.append(ad.primal(f(t))), f(t))[1])(x)
+                assert np.array_equal(seen[0], f(x))
+            assert np.all(J[~np.eye(5, dtype=bool)] == 0) and np.all(np.diag(J)[out] == 0)
+            assert np.all(np.diag(J)[2] != 0)
+    seen = []
+    ad.gradient_r(lambda m: (seen.append(ad.primal(st.poisson.cdf([-1, 0, 2.5], m))),
+                             np.sum(st.poisson.cdf([-1, 0, 2.5], m)))[1])(1.3)
+    assert np.array_equal(seen[0], st.poisson.cdf([-1, 0, 2.5], 1.3))
+    for f, name in ((lambda a: st.gamma.cdf(1.3, a), "scipy.special.gammainc .*shape argument a"),
+                    (lambda df: st.t.cdf(0.7, df), "scipy.special.stdtr .*shape argument df"),
+                    (lambda b: st.beta.cdf(0.3, 2.5, b),
+                     "scipy.special.betainc .*shape argument b"),
+                    (lambda m: st.poisson.sf(2, m), "scipy.special.pdtrc has no dvlad rule"),
+                    (lambda x: st.beta.sf(x, 2.5, 1.5),
+                     "scipy.special.betaincc has no dvlad rule")):
+        for op in (ad.derivative, ad.gradient_r):
+            with pytest.raises(ad.NotDifferentiableError, match=name):
+                op(f)(0.4)
+
+
+def test_scipy_stats_ppf_and_isf():
+    """ppf and isf through the distribution's own _ppf/_isf (norm's is ndtri): their derivative
+    is 1/density at the quantile; the support's ends at q = 0 and 1, nan outside, as scipy's."""
+    q = np.array([0.1, 0.3, 0.85])
+    for f, slope in ((lambda q: st.norm.ppf(q, 1.0, 2.0),
+                      lambda q: 2.0 / st.norm.pdf(st.norm.ppf(q))),
+                     (lambda q: st.norm.isf(q), lambda q: -1 / st.norm.pdf(st.norm.isf(q))),
+                     (lambda q: st.expon.ppf(q, scale=2.0), lambda q: 2.0 / (1 - q))):
+        close(ad.jvp(f, q, np.ones(3)), (f(q), slope(q)), rel=1e-13)
+        close(ad.gradient_r(lambda t: np.sum(f(t)))(q), slope(q), rel=1e-13)
+        ad.check_grads(lambda t: np.sum(f(t)), q, order=2)
+    edges = np.array([-0.1, 0.0, 0.3, 1.0, 1.2])
+    for f in (lambda q: st.norm.ppf(q), lambda q: st.expon.isf(q, loc=1.0)):
+        seen = []
+        with np.errstate(invalid="ignore"):
+            J = ad.jacobian_f(lambda t: (seen.append(ad.primal(f(t))), f(t))[1])(edges)
+        assert np.array_equal(seen[0], f(edges), equal_nan=True)
+        assert np.diag(J)[2] != 0 and np.all(np.diag(J)[[0, 1, 3, 4]] == 0)
+
+
+def test_scipy_stats_functions_without_a_rule_name_it():
+    """scipy.stats computes some densities with private scipy ufuncs (beta.pdf: _beta_pdf) and
+    inverses with scipy.special's (t.ppf: stdtrit): the error names the ufunc and its module."""
+    for f, name in ((lambda x: st.beta.pdf(x, 2.5, 1.5), "scipy.special._ufuncs._beta_pdf"),
+                    (lambda x: st.t.ppf(x, 3.0), "scipy.special.stdtrit"),
+                    (lambda x: st.chi2.cdf(x, 3.0), "scipy.special.chdtr")):
+        for op in (ad.gradient_r, ad.gradient_f):
+            with pytest.raises(ad.NotDifferentiableError, match=f"{name} has no dvlad rule"):
+                op(lambda t: np.sum(f(t)))(np.array([0.3, 0.6]))

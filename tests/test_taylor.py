@@ -118,6 +118,17 @@ MP = SimpleNamespace(
     i0=lambda x: mpmath.besseli(0, x), i1=lambda x: mpmath.besseli(1, x),
     iv=lambda v, x: mpmath.besseli(int(v), x),
     betaln=lambda a, b: mpmath.log(mpmath.beta(a, b)),
+    gamma=mpmath.gamma, rgamma=mpmath.rgamma, beta=mpmath.beta,
+    j0=lambda x: mpmath.besselj(0, x), j1=lambda x: mpmath.besselj(1, x),
+    y0=lambda x: mpmath.bessely(0, x), y1=lambda x: mpmath.bessely(1, x),
+    jn=lambda n, x: mpmath.besselj(int(n), x), yn=lambda n, x: mpmath.bessely(int(n), x),
+    ive=lambda v, x: mpmath.besseli(v, x) * mpmath.exp(-abs(x)),
+    gammainc=lambda a, x: mpmath.gammainc(a, 0, x, regularized=True),
+    gammaincc=lambda a, x: mpmath.gammainc(a, x, mpmath.inf, regularized=True),
+    stdtr=lambda v, t: 0.5 + t * mpmath.gamma((v + 1) / 2) * mpmath.hyp2f1(
+        0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2)),
+    pdtr=lambda k, m: mpmath.gammainc(mpmath.floor(k) + 1, m, mpmath.inf, regularized=True),
+    betainc=lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True),
 )
 
 
@@ -132,7 +143,8 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "erf": "0.6", "erfc": "0.6", "erfinv": "0.3", "erfcinv": "0.4", "gammaln": "2.7",
                 "digamma": "2.7", "expit": "0.7", "logit": "0.3", "ndtr": "0.6",
                 "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8", "cbrt": "2.5",
-                "sinc": "0.1"}
+                "sinc": "0.1", "gamma": "-1.5", "rgamma": "-2.0", "j0": "0.8", "j1": "-2.2",
+                "y0": "0.8", "y1": "2.2"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
                  "atan2": ("0.7", "-1.3"), "hypot": ("0.7", "-1.3"),
@@ -140,15 +152,22 @@ BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", 
                  "logaddexp": ("0.7", "-1.3"), "logaddexp2": ("0.7", "-1.3"),
                  "xlogy": ("0.7", "1.9"), "xlog1py": ("0.7", "0.9"), "betaln": ("1.7", "2.4"),
                  "polygamma": ("1", "2.3"), "iv": ("2", "1.3"), "fmax": ("0.7", "-1.3"),
-                 "fmin": ("0.7", "-1.3"), "copysign": ("1.3", "-0.7")}
+                 "fmin": ("0.7", "-1.3"), "copysign": ("1.3", "-0.7"), "beta": ("1.7", "2.4"),
+                 "jn": ("2", "1.3"), "yn": ("2", "1.3"), "ive": ("2", "-1.3"),
+                 "gammainc": ("2.5", "1.3"), "gammaincc": ("1", "0.8"), "stdtr": ("3", "0.7"),
+                 "pdtr": ("2", "1.3")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
                "minimum": "0.7", "logaddexp": "0.7", "logaddexp2": "0.7", "xlogy": "1.9",
                "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None, "fmax": "0.7",
-               "fmin": "0.7", "copysign": "1.3"}
-# rows whose first argument is an integer order (polygamma's n): a series in the other only
-ORDER_ROWS = {r.name for r in TABLE if r.orders}
+               "fmin": "0.7", "copysign": "1.3", "beta": "1.7", "jn": None, "yn": None,
+               "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None}
+# rows whose first argument is an integer order (polygamma's n) or a shape argument
+# (gammainc's a): a series in the other only
+ORDER_ROWS = {r.name for r in TABLE if r.fixed}
+# rows of three arguments (betainc(a, b, x): the shapes a, b fixed): a series in the last
+TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3")}
 
 
 Case = namedtuple("Case", "id point build")
@@ -176,6 +195,13 @@ UNARY_NAMES = [r.name for r in TABLE if r.arity == 1 and r.partial_texts]
 REC1 = {r.name: r.taylor for r in TABLE if r.arity == 1 and r.taylor is not None}
 REC2 = {r.name: r.taylor for r in TABLE if r.arity == 2 and r.taylor is not None}
 BINARY_NAMES = [r.name for r in TABLE if r.arity == 2 and r.partial_texts]
+TERNARY_NAMES = [r.name for r in TABLE if r.arity == 3 and r.partial_texts]
+
+
+def _ternary(name):
+    *fixed, z = TERNARY_POINTS[name]
+    a, b = (float(c) for c in fixed)
+    return Case(f"{name}-z", z, lambda L: lambda t: getattr(L, name)(a, b, t))
 EXTRA = [   # the branches of x ** y: constant 2 (square), integer exponents, negative bases
     Case("pow-x-2.0", "1.7", lambda L: lambda t: L.pow(t, 2.0)),
     Case("pow-x-int3", "-1.7", lambda L: lambda t: L.pow(t, 3)),
@@ -189,6 +215,7 @@ EXTRA = [   # the branches of x ** y: constant 2 (square), integer exponents, ne
 CASES = ([_unary(name) for name in UNARY_NAMES]
          + [_binary(name, v) for name in BINARY_NAMES
             for v in (("y",) if name in ORDER_ROWS else ("x", "y", "xy", "same"))]
+         + [_ternary(name) for name in TERNARY_NAMES]
          + EXTRA)
 CASE_IDS = [c.id for c in CASES]
 
@@ -196,8 +223,9 @@ CASE_IDS = [c.id for c in CASES]
 def test_cases_cover_the_rule_table():
     assert set(UNARY_POINTS) == set(UNARY_NAMES)
     assert set(BINARY_POINTS) == set(BINARY_NAMES) == set(SAME_POINTS)
+    assert set(TERNARY_POINTS) == set(TERNARY_NAMES)
     assert set(REC1) <= set(UNARY_NAMES) and set(REC2) <= set(BINARY_NAMES)
-    for name in UNARY_NAMES + BINARY_NAMES:
+    for name in UNARY_NAMES + BINARY_NAMES + TERNARY_NAMES:
         assert callable(getattr(MP, name)), name
 
 
@@ -261,7 +289,7 @@ def test_mpf_derivatives_equal_nested_derivatives(case):
               what=case.id)
 
 
-@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "round", "sign", "int"])
+@pytest.mark.parametrize("name", ["floor", "ceil", "trunc", "round", "sign", "int", "gammasgn"])
 def test_piecewise_constant_rows_have_zero_derivatives_at_every_order(name):
     op = getattr(ad, name)
     for x in (2.7, -1.2):

@@ -52,9 +52,10 @@ def _ufunc_name(ufunc):
     name = ufunc.__name__
     if getattr(np, name, None) is ufunc:
         return f"numpy.{name}"
-    sc = sys.modules.get("scipy.special")
-    if sc is not None and getattr(sc, name, None) is ufunc:
-        return f"scipy.special.{name}"
+    for module in ("scipy.special", "scipy.special._ufuncs"):    # (the private ones: scipy.stats'
+        owner = sys.modules.get(module)                        # beta.pdf is _ufuncs._beta_pdf)
+        if owner is not None and getattr(owner, name, None) is ufunc:
+            return f"{module}.{name}"
     return name
 
 

@@ -83,7 +83,7 @@ def dispatch(name, arity, f_math, f_np, f_mp):
             if fam is NUMPY:
                 return f_np(x)
             raise TypeError(f"dvlad.{name} takes a real number, got {type(x).__name__}: {x!r}")
-    else:
+    elif arity == 2:
         def base(x, y):
             fx, fy = family(x), family(y)
             if fx is None or fy is None:
@@ -95,6 +95,16 @@ def dispatch(name, arity, f_math, f_np, f_mp):
             if fx is NUMPY or fy is NUMPY:
                 return f_np(x, y)
             return f_math(x, y)
+    else:
+        def base(*args):
+            families = [family(a) for a in args]
+            if None in families:
+                bad = args[families.index(None)]
+                raise TypeError(f"dvlad.{name} takes real numbers, got {type(bad).__name__}: "
+                                f"{bad!r}")
+            if MPMATH in families:
+                return f_mp(*args)
+            return f_np(*args) if NUMPY in families else f_math(*args)
     base.__name__ = base.__qualname__ = name
     return base
 

@@ -1,9 +1,10 @@
 """THE rule table: the one place a primitive is named.  Each row states, once:
 
-- its name (``dvlad.<name>``) and arity;
-- ``base``: its value as Python expression text in the arguments' primals ``x`` (and ``y``), as in
-  DiffRules.jl;
-- ``partials``: one expression per argument, in ``x``, ``y`` and the result ``r``, evaluated with
+- its name (``dvlad.<name>``) and arity (1, 2, or 3: ``betainc(a, b, x)``, whose lift takes the
+  general path alone, :mod:`dvlad.numbers.ternary`);
+- ``base``: its value as Python expression text in the arguments' primals ``x`` (and ``y``,
+  ``z``), as in DiffRules.jl;
+- ``partials``: one expression per argument, in ``x``, ``y``, ``z`` and the result ``r``, evaluated with
   dvlad's own overloaded functions, so that a partial can itself be differentiated at the next
   (older) tag: this is what makes forward-over-reverse and friends work;
 - ``lib``: the base function the text calls by the row's own name, per family of base number
@@ -63,20 +64,24 @@ class Rule:
     nor r, and is not a literal: mul in x and y, div in x)."""
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
-                 "divides", "kernel", "zero", "points", "special", "orders", "functions",
-                 "op", "base", "float", "partials", "array_partials", "uses", "linear")
+                 "divides", "kernel", "zero", "points", "special", "orders", "shapes", "fixed",
+                 "functions", "op", "base", "float", "partials", "array_partials", "uses", "linear")
 
     def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
                  taylor=None, divides=False, kernel=None, zero=None, points=(), special=(),
-                 orders=(), functions=()):
+                 orders=(), shapes=(), functions=()):
         self.name, self.base_text, self.partial_texts = name, base, tuple(partials)
         self.arity = arity if arity is not None else len(self.partial_texts)
         if lib is SAME:
             lib = (getattr(math, name), getattr(np, name), getattr(mpmath, name))
         # special: the scipy.special ufuncs it answers to (when scipy is installed); functions:
         # the numpy functions that are not ufuncs (np.sinc); orders: the arguments that are an
-        # integer order (polygamma's n), never differentiated
+        # integer order (polygamma's n), never differentiated; shapes: the shape arguments of a
+        # distribution function whose derivative has no closed form (gammainc's a), never
+        # differentiated either; fixed: both (a test's point passes them as plain numbers)
         self.special, self.orders, self.functions = tuple(special), tuple(orders), tuple(functions)
+        self.shapes = tuple(shapes)
+        self.fixed = tuple(sorted(self.orders + self.shapes))
         self.lib, self.ufuncs, self.dunders = lib, tuple(ufuncs), tuple(dunders)
         self.taylor, self.divides = taylor, divides
         self.kernel, self.zero, self.points = kernel, zero, tuple(points)
@@ -420,11 +425,13 @@ TABLE = [
     # y-partial (where x is perturbed, x/y carries x's derivative even at x = 0)
     Rule("xlogy", "xlogy(x, y)", ("log(y)", "x / y if y else (0.0 if constant(x) and not x "
                                             "else x * INF)"),
-         lib=SP("xlogy", X.mp_xlogy, X.math_xlogy), special=("xlogy",),
+         lib=SP("xlogy", X.mp_xlogy, X.math_xlogy, numpy_wrapper=X.weak_scalars),
+         special=("xlogy",),
          points=(("0.7", "1.9"), ("-1.3", "0.4"))),
     Rule("xlog1py", "xlog1py(x, y)", ("log1p(y)", "x / (1.0 + y) if 1.0 + y else "
                                                   "(0.0 if constant(x) and not x else x * INF)"),
-         lib=SP("xlog1py", X.mp_xlog1py, X.math_xlog1py), special=("xlog1py",),
+         lib=SP("xlog1py", X.mp_xlog1py, X.math_xlog1py, numpy_wrapper=X.weak_scalars),
+         special=("xlog1py",),
          points=(("0.7", "0.9"), ("-1.3", "-0.4"))),
     # the normal distribution: Φ′ = φ = e^(−x²/2)/√(2π); (log Φ)′ = φ/Φ = e^(−x²/2 − r)/√(2π)
     # (no underflowing Φ in a denominator); (Φ⁻¹)′ = √(2π) e^(r²/2)
@@ -447,8 +454,80 @@ TABLE = [
          points=(("2", "1.3"), ("0", "-0.7"))),
     # log B(a, b) = log Γ(a) + log Γ(b) − log Γ(a + b)
     Rule("betaln", "betaln(x, y)", ("digamma(x) - digamma(x + y)", "digamma(y) - digamma(x + y)"),
-         lib=SP("betaln", X.mp_betaln), special=("betaln",),
+         lib=SP("betaln", X.mp_betaln, numpy_wrapper=X.weak_scalars), special=("betaln",),
          points=(("1.7", "2.4"), ("0.6", "3.1"))),
+    # Γ′ = Γ·ψ; (1/Γ)′ = −ψ/Γ, and by the reflection 1/Γ(x) = sin(πx) Γ(1 − x)/π left of 1/2:
+    # Γ(1 − x)(cos πx − sin πx · ψ(1 − x)/π), smooth through the zeros x = −n of 1/Γ, where it
+    # is (−1)ⁿ n! (−ψ·r would be 0·inf there), at every order
+    Rule("gamma", "gamma(x)", ("r * digamma(x)",), lib=SP("gamma", X.mp_gamma), special=("gamma",),
+         points=(("2.7",), ("0.4",), ("-1.5",))),
+    Rule("rgamma", "rgamma(x)", ("-digamma(x) * r if x > 0.5 else gamma(1.0 - x) * (cos(pi(x) * x) "
+                                 "- sin(pi(x) * x) * digamma(1.0 - x) / pi(x))",),
+         lib=SP("rgamma", mpmath.rgamma), special=("rgamma",),
+         points=(("2.7",), ("-1.5",), ("-2.0",), ("0.2",))),
+    # B(a, b) = Γ(a)Γ(b)/Γ(a + b): ∂a = B·(ψ(a) − ψ(a + b))
+    Rule("beta", "beta(x, y)", ("r * (digamma(x) - digamma(x + y))", "r * (digamma(y) - digamma(x + y))"),
+         lib=SP("beta", mpmath.beta, numpy_wrapper=X.weak_scalars), special=("beta",),
+         points=(("1.7", "2.4"), ("0.6", "3.1"))),
+    # Bessel functions of the first and second kind: J₀′ = −J₁, J_n′ = (J_(n−1) − J_(n+1))/2
+    # (no division by x), the same for Y; scipy's jn is its jv, so a real order reaches jn too
+    Rule("j0", "j0(x)", ("-j1(x)",), lib=SP("j0", X.mp_j0), special=("j0",),
+         points=(("0.8",), ("-2.2",), ("5.3",))),
+    Rule("j1", "j1(x)", ("0.5 * (j0(x) - jn(2, x))",), lib=SP("j1", X.mp_j1), special=("j1",),
+         points=(("0.8",), ("-2.2",), ("5.3",))),
+    Rule("y0", "y0(x)", ("-y1(x)",), lib=SP("y0", X.mp_y0), special=("y0",),
+         points=(("0.8",), ("2.2",))),
+    Rule("y1", "y1(x)", ("0.5 * (y0(x) - yn(2, x))",), lib=SP("y1", X.mp_y1), special=("y1",),
+         points=(("0.8",), ("2.2",))),
+    Rule("jn", "jn(x, y)", ("no_derivative('jn', 'n')", "0.5 * (jn(x - 1, y) - jn(x + 1, y))"),
+         lib=SP("jv", X.mp_jn, numpy_wrapper=X.jv_arrays, float_wrapper=X.jv_floats),
+         special=("jn",), orders=(0,), points=(("2", "1.3"), ("0", "-0.7"), ("-1", "2.1"))),
+    Rule("yn", "yn(x, y)", ("no_derivative('yn', 'n')", "0.5 * (yn(x - 1, y) - yn(x + 1, y))"),
+         lib=SP("yn", X.mp_yn, numpy_wrapper=X.weak_scalars), special=("yn",), orders=(0,),
+         points=(("2", "1.3"), ("0", "0.7"), ("-1", "2.1"))),
+    # ive(v, x) = I_v(x)·e^(−|x|): ∂x = (ive(v − 1, x) + ive(v + 1, x))/2 − sign(x)·ive(v, x)
+    Rule("ive", "ive(x, y)", ("no_derivative('ive', 'v')",
+                              "0.5 * (ive(x - 1, y) + ive(x + 1, y)) - sign(y) * r"),
+         lib=SP("ive", X.mp_ive, numpy_wrapper=X.iv_arrays, float_wrapper=X.iv_floats),
+         special=("ive",), orders=(0,),
+         points=(("2", "1.3"), ("0", "-0.7"), ("1.5", "2.1"))),
+    # the regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 − P: ∂x = ±x^(a−1)e^(−x)
+    # /Γ(a), as exp((a − 1)·log x − x − log Γ(a)), with xlogy's 0·log 0 = 0 for a = 1 at x = 0
+    # (like(y, x): the constant a in x's precision, an mpf for an mpf x); the a-partial has no
+    # closed form: a is a shape argument, not differentiated (nor by autograd)
+    Rule("gammainc", "gammainc(x, y)", ("no_derivative('gammainc', 'a', 'shape')",
+                                        "exp(xlogy(like(y, x) - 1.0, y) - y - gammaln(like(y, x)))"),
+         lib=SP("gammainc", X.mp_gammainc, numpy_wrapper=X.weak_scalars), special=("gammainc",),
+         shapes=(0,), points=(("2.5", "1.3"), ("0.6", "0.4"), ("1", "0.8"))),
+    Rule("gammaincc", "gammaincc(x, y)", ("no_derivative('gammaincc', 'a', 'shape')",
+                                          "-exp(xlogy(like(y, x) - 1.0, y) - y - gammaln(like(y, x)))"),
+         lib=SP("gammaincc", X.mp_gammaincc, numpy_wrapper=X.weak_scalars), special=("gammaincc",),
+         shapes=(0,), points=(("2.5", "1.3"), ("0.6", "0.4"), ("1", "0.8"))),
+    # Student's t cdf in t: the density Γ((ν + 1)/2)/(Γ(ν/2)√(νπ))·(1 + t²/ν)^(−(ν+1)/2) =
+    # (1 + t²/ν)^(−(ν+1)/2)/(√ν B(ν/2, 1/2)) (betaln: no difference of large log Γ's, which lost
+    # 1e-5 of the density at ν = 1e10), the normal density for ν = inf; the ν-partial has no
+    # closed form
+    Rule("stdtr", "stdtr(x, y)", ("no_derivative('stdtr', 'df', 'shape')",
+                                  "exp(-betaln(0.5 * like(y, x), 0.5) - (0.5 * like(y, x) + 0.5) "
+                                  "* log1p(y * y / like(y, x))) / sqrt(like(y, x)) if x != INF "
+                                  "else exp(-0.5 * (y * y)) / sqrt(2.0 * pi(y))"),
+         lib=SP("stdtr", X.mp_stdtr), special=("stdtr",), shapes=(0,),
+         points=(("3", "0.7"), ("2.5", "-1.4"))),
+    # the Poisson cdf Q(⌊k⌋ + 1, m): ∂m = −m^⌊k⌋ e^(−m)/⌊k⌋!; k is a count (an order)
+    Rule("pdtr", "pdtr(x, y)", ("no_derivative('pdtr', 'k')",
+                                "-exp(xlogy(floor(like(y, x)), y) - y - gammaln(floor(like(y, x)) + 1.0))"),
+         lib=SP("pdtr", X.mp_pdtr), special=("pdtr",), orders=(0,),
+         points=(("2", "1.3"), ("0", "0.6"), ("3.5", "2.2"))),
+    # ---- three arguments -----------------------------------------------------------------------
+    # the regularized incomplete beta function I_x(a, b): ∂x = x^(a−1)(1 − x)^(b−1)/B(a, b), as
+    # exp((a − 1)·log x + (b − 1)·log(1 − x) − log B(a, b)) (0·log 0 = 0 at the ends for a or b
+    # = 1); a and b are shape arguments, not differentiated (nor by autograd)
+    Rule("betainc", "betainc(x, y, z)", ("no_derivative('betainc', 'a', 'shape')",
+                                         "no_derivative('betainc', 'b', 'shape')",
+                                         "exp(xlogy(like(z, x) - 1.0, z) + xlog1py(like(z, y) - 1.0, -z) "
+                                         "- betaln(like(z, x), like(z, y)))"),
+         lib=SP("betainc", X.mp_betainc), special=("betainc",), shapes=(0, 1),
+         points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
     # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
     Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),
          lib=(operator.floordiv, operator.floordiv,
@@ -463,5 +542,8 @@ TABLE = [
     Rule("round", "round(x)", arity=1, lib=(_rounding(np.rint), np.round,
                                             lambda x: mpmath.mpf(round(x))), ufuncs=("rint",)),
     Rule("int", "int(x)", arity=1, lib=(int, int, int)),
+    # the sign of Γ(x), scipy's values: 1 for x ≥ +0, −1 at −0.0, nan at the poles
+    Rule("gammasgn", "gammasgn(x)", arity=1, lib=SP("gammasgn", X.mp_gammasgn, X.math_gammasgn),
+         special=("gammasgn",)),
 ]
 RULES = {rule.name: rule for rule in TABLE}

@@ -147,6 +147,111 @@ def mp_polygamma(n, x):
     return mpmath.polygamma(n, x)
 
 
+def mp_gamma(x):
+    if x <= 0 and x == mpmath.floor(x):
+        return mpmath.inf if x == 0 else mpmath.nan      # scipy: Γ(0) = inf, Γ(−n) = nan
+    return mpmath.gamma(x)
+
+
+def mp_gammasgn(x):
+    """The sign of Γ(x): 1 for x ≥ 0, (−1)^⌈−x⌉ between the poles; nan at the poles x = −n
+    and at −inf (an mpf has no −0, whose sign scipy gives as −1)."""
+    if x != x or x == -mpmath.inf or (x < 0 and x == mpmath.floor(x)):
+        return mpmath.nan
+    return mpmath.mpf(-1) if x < 0 and int(mpmath.floor(x)) % 2 else mpmath.mpf(1)
+
+
+def _order(v):
+    """An integer-valued order as an int: mpmath goes complex at a negative x for an mpf order,
+    even an integer-valued one (J_n(−x), Y_n are real for integer n only)."""
+    return int(v) if v == int(v) else v
+
+
+def _real(r, what):
+    if type(r) is not type(mpmath.mpf(0)):
+        raise ValueError(f"math domain error: {what} is not real")
+    return r
+
+
+def mp_jn(v, x):
+    return _real(mpmath.besselj(_order(v), x), f"J_{v!r}({x!r})")
+
+
+def mp_yn(n, x):
+    n = int(n)                           # scipy's yn truncates a fractional order
+    if x == 0:                           # Y_n(0) = −inf, Y_−n = (−1)ⁿ Y_n
+        return mpmath.inf if n < 0 and n % 2 else -mpmath.inf
+    return _real(mpmath.bessely(n, x), f"Y_{n!r}({x!r})")
+
+
+def mp_j0(x):
+    return mpmath.besselj(0, x)
+
+
+def mp_j1(x):
+    return mpmath.besselj(1, x)
+
+
+def mp_y0(x):
+    return mp_yn(0, x)
+
+
+def mp_y1(x):
+    return mp_yn(1, x)
+
+
+def mp_ive(v, x):
+    return mp_iv(v, x) * mpmath.exp(-abs(x))
+
+
+# the regularized incomplete gamma and beta functions and the distribution functions built on
+# them, with scipy's values at the edges (nan outside the domain, the limits at 0 and inf)
+
+def mp_gammainc(a, x):
+    if a != a or x != x or a < 0 or x < 0 or (a == 0 and x == 0):
+        return mpmath.nan
+    if x == 0 or a == mpmath.inf:
+        return mpmath.mpf(0)
+    return mpmath.mpf(1) if a == 0 else mpmath.gammainc(a, 0, x, regularized=True)
+
+
+def mp_gammaincc(a, x):
+    if a != a or x != x or a < 0 or x < 0 or (a == 0 and x == 0):
+        return mpmath.nan
+    if x == 0 or a == mpmath.inf:
+        return mpmath.mpf(1)
+    return mpmath.mpf(0) if a == 0 else mpmath.gammainc(a, x, mpmath.inf, regularized=True)
+
+
+def mp_betainc(a, b, x):
+    if not (0 <= x <= 1 and a >= 0 and b >= 0) or a == b == 0:
+        return mpmath.nan
+    if a == 0 or x == 1:
+        return mpmath.mpf(1)
+    if b == 0 or x == 0:
+        return mpmath.mpf(0)
+    return mpmath.betainc(a, b, 0, x, regularized=True)
+
+
+def mp_stdtr(df, t):
+    """Student's t cdf: ½ I_(df/(df + t²))(df/2, ½) below 0, one minus that above."""
+    if not df > 0 or t != t:
+        return mpmath.nan
+    if df == mpmath.inf:
+        return mpmath.ncdf(t)
+    if abs(t) == mpmath.inf:
+        return mpmath.mpf(t > 0)
+    tail = mpmath.betainc(df / 2, mpmath.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
+    return 1 - tail if t > 0 else tail
+
+
+def mp_pdtr(k, m):
+    """The Poisson cdf Σ_(j ≤ k) e^−m mʲ/j! = Q(⌊k⌋ + 1, m)."""
+    if not (k >= 0 and m >= 0):
+        return mpmath.nan
+    return mp_gammaincc(mpmath.floor(k) + 1, m)
+
+
 # ---- floats where math has the function (and dvlad's values at its domain edges) --------------
 
 def math_gammaln(x):
@@ -182,6 +287,14 @@ def math_ndtr(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
+def math_gammasgn(x):
+    if x != x or x == -INF or (x < 0 and x == math.floor(x)):
+        return math.nan
+    if x == 0:
+        return math.copysign(1.0, x)                   # scipy: −1 at −0.0
+    return -1.0 if x < 0 and math.floor(x) % 2 else 1.0
+
+
 def polygamma_arrays(function):
     """scipy's polygamma is a Python function that answers in float64 and 0-d arrays: here in
     x's float type (the order n is an integer), and a scalar for scalars."""
@@ -195,44 +308,67 @@ def polygamma_arrays(function):
     return f
 
 
+def weak_scalars(function):
+    """scipy ufuncs whose float64 loop comes first (gammainc, beta, yn) give float64 for a float32
+    array and a Python number: here the result takes numpy's type of the arguments, Python
+    numbers weak (NEP 50), as the other ufuncs give it."""
+    def f(*args):
+        r = function(*args)
+        kind = np.result_type(*args)
+        return r.astype(kind) if kind.kind == "f" and r.dtype != kind else r
+    f.__name__ = function.__name__
+    return f
+
+
 _SERIES_BELOW = 1e-150         # below it the series' next term is < 1e-300 of the first
 
 
-def _first_term(v, x):
-    """I_v(x) ≈ (x/2)^v / Γ(v + 1) for 0 < |x| < 1e-150, in numpy's IEEE arithmetic (inf,
-    not OverflowError, for a negative v); an integer v < 0 as −v (I₋ₙ = Iₙ)."""
+def _first_term(v, x, alternate):
+    """I_v(x) and J_v(x) ≈ (x/2)^v / Γ(v + 1) for 0 < |x| < 1e-150, in numpy's IEEE
+    arithmetic (inf, not OverflowError, for a negative v); an integer v = −n as n, times (−1)ⁿ
+    if ``alternate`` (I₋ₙ = Iₙ, J₋ₙ = (−1)ⁿ Jₙ)."""
     v = np.asarray(v, dtype=float)
-    v = np.where((v < 0) & (v == np.round(v)), -v, v)
+    flip = (v < 0) & (v == np.round(v))
+    signs = np.where(flip & (np.abs(v) % 2 == 1), -1.0, 1.0) if alternate else 1.0
+    v = np.where(flip, -v, v)
     with np.errstate(all="ignore"):
         # (x^v · 2^−v, not (x/2)^v: x/2 of the least subnormal is 0)
-        return np.power(np.asarray(x, dtype=float), v) * np.power(2.0, -v) / \
+        return signs * np.power(np.asarray(x, dtype=float), v) * np.power(2.0, -v) / \
             np.vectorize(math.gamma, otypes=[float])(v + 1.0)
 
 
-def iv_arrays(function):
-    """scipy's iv is nan or 0 at a tiny x (scipy 1.17: iv(1, 2e-313) is nan, iv(1, 1e-300) is
-    0, not 5e-301); there I_v(x) is its series' first term (x/2)^v / Γ(v + 1), exact to the last
-    bit (the next is ~x² smaller)."""
-    def f(v, x):
-        r = function(v, x)
-        ax = np.abs(np.asarray(x, dtype=float))
-        tiny = (ax < _SERIES_BELOW) & (ax > 0)
-        if np.any(tiny):
-            r = np.where(tiny, _first_term(v, x), r)
-            r = r.astype(np.result_type(x, np.float16)) if isinstance(x, np.ndarray) else r
-            r = r if np.ndim(r) else r[()]
-        return r
-    f.__name__ = function.__name__
-    return f
+def _tiny_arrays(alternate):
+    def wrapper(function):
+        def f(v, x):
+            r = function(v, x)
+            ax = np.abs(np.asarray(x, dtype=float))
+            tiny = (ax < _SERIES_BELOW) & (ax > 0)
+            if np.any(tiny):
+                r = np.where(tiny, _first_term(v, x, alternate), r)
+                r = r.astype(np.result_type(x, np.float16)) if isinstance(x, np.ndarray) else r
+                r = r if np.ndim(r) else r[()]
+            return r
+        f.__name__ = function.__name__
+        return f
+    return wrapper
 
 
-def iv_floats(function):
-    def f(v, x):
-        if 0 < abs(x) < _SERIES_BELOW:
-            return float(_first_term(v, x))
-        return function(v, x)
-    f.__name__ = function.__name__
-    return f
+def _tiny_floats(alternate):
+    def wrapper(function):
+        def f(v, x):
+            if 0 < abs(x) < _SERIES_BELOW:
+                return float(_first_term(v, x, alternate))
+            return function(v, x)
+        f.__name__ = function.__name__
+        return f
+    return wrapper
+
+
+# scipy's iv and ive are nan or 0 at a tiny x (scipy 1.17: iv(1, 2e-313) is nan, iv(1, 1e-300)
+# is 0, not 5e-301; ive(1, 2e-313) and jv(1, 2e-313) are 0): there each is its series' first
+# term (x/2)^v / Γ(v + 1) (e^−|x| = 1), exact to the last bit (the next is ~x² smaller)
+iv_arrays, iv_floats = _tiny_arrays(False), _tiny_floats(False)
+jv_arrays, jv_floats = _tiny_arrays(True), _tiny_floats(True)
 
 
 def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None, float_wrapper=None):

@@ -28,6 +28,7 @@ from .bundle import Bundle
 from .fast import fast1, fast2
 from ..core.lift import lift
 from .partials import RowPrimitive
+from .ternary import TernaryRow
 from .tape import TapeCell
 from .tower import Tower, tower1, tower2
 
@@ -130,10 +131,21 @@ def _generated_op(ARGS):
     return base_op(X, Y)
 '''
 
+# A row of three arguments (betainc) has this path alone, fast or not (dvlad.numbers.ternary).
+_TERNARY = '''
+def _generated_op(X, Y, Z):
+    if isinstance(X, ADNumber) or isinstance(Y, ADNumber) or isinstance(Z, ADNumber):
+        return lift(PRIM, (X, Y, Z))
+    return base_op(X, Y, Z)
+'''
+
 
 def _like(v, c):
     """The constant c as a number of v's precision: an mpf if v's base number is one, else a
-    float (a partial such as log(2) must be as precise as the argument it multiplies)."""
+    float (a partial such as log(2) must be as precise as the argument it multiplies); a c that
+    is not a Python number (an array, an AD number) as it is."""
+    if type(c) is not builtins.int and type(c) is not builtins.float:
+        return c
     while isinstance(v, ADNumber):
         v = v.primal
     return mpmath_mpf(c) if type(v) is MPF else builtins.float(c)
@@ -144,8 +156,15 @@ def _like(v, c):
 # dispatching on the family of its arguments.  AD: dvlad's primitives, so that partials nest;
 # it is filled in once the primitives exist (names are looked up at call time).
 mpmath_mpf = base.mpmath.mpf
-def _no_derivative(name, argument):
-    """The partial of an argument that is an integer order (polygamma's n): not a variable."""
+def _no_derivative(name, argument, kind="order"):
+    """The partial of an argument that is an integer order (polygamma's n), or a shape argument
+    whose derivative has no closed form (gammainc's a): not a variable."""
+    if kind == "shape":
+        raise NotDifferentiableError(
+            f"scipy.special.{name} (dvlad.{name}): its shape argument {argument} is not "
+            f"differentiated (the derivative in it has no closed form; autograd does not "
+            f"differentiate it either). Pass {argument} as a plain number, or give the "
+            f"derivative you need with dvlad.primitive")
     raise NotDifferentiableError(
         f"dvlad.{name}: its argument {argument} is an integer order, not a variable; it has no "
         f"derivative. Pass it as a plain number (the derivative is taken in the other argument)")
@@ -211,8 +230,9 @@ def _generate(template, rule, args=None):
     source = source.replace("def _generated_op(", f"def {rule.name}(", 1).lstrip("\n")
     namespace = dict(_FLOAT, Bundle=Bundle, TapeCell=TapeCell, Tower=Tower, tower1=tower1,
                      tower2=tower2, lift=lift, ADNumber=ADNumber, fast1=fast1,
-                     fast2=fast2,
-                     RULE=rule, PRIM=RowPrimitive(rule), base_op=rule.base)
+                     fast2=fast2, RULE=rule,
+                     PRIM=(TernaryRow if rule.arity == 3 else RowPrimitive)(rule),
+                     base_op=rule.base)
     exec(_register(source, filename), namespace)
     return namespace[rule.name]
 class _Calls(ast.NodeTransformer):
@@ -290,7 +310,7 @@ def _pooled(rule, bop):
 
 
 def _make(rule):
-    params = "x, y" if rule.arity == 2 else "x"
+    params = ("x", "x, y", "x, y, z")[rule.arity - 1]
     names = dict(_CONSTANTS)
     if rule.lib is not None:
         names[rule.name] = dispatch(rule.name, rule.arity, *rule.lib)
@@ -314,7 +334,9 @@ def _make(rule):
         # (arithmetic partials only: mul, div's numerator; xlogy's log(y) vanishes at y = 1)
         rule.linear = tuple(any(u) and not u[i] and not u[-1] and not _calls(d)
                             for i, (u, d) in enumerate(zip(rule.uses, rule.partial_texts)))
-        if REFERENCE:
+        if rule.arity == 3:
+            rule.op = _generate(_TERNARY, rule)
+        elif REFERENCE:
             rule.op = (_generate(_REFERENCE_BINARY, rule, "X, Y") if rule.arity == 2
                        else _generate(_REFERENCE_UNARY, rule))
         else:

@@ -16,8 +16,12 @@ scipy.stats: ``dist.logpdf(x, *shapes, loc, scale)`` is ``dist._logpdf((x − lo
 − log(scale)``, the distribution's own formula (most are written with ufuncs dvlad has rows for:
 ``norm t gamma beta expon lognorm logistic ...``); where x is outside the support it is −inf,
 and nan where the parameters are invalid (decided on the primals, as scipy does).  ``pdf``,
-``cdf``, ``logcdf``, ``sf``, ``logsf`` and the discrete ``logpmf``, ``pmf`` likewise.  A formula
-that needs a scipy function without a dvlad rule (``t.cdf`` needs ``stdtr``) raises
+``cdf``, ``logcdf``, ``sf``, ``logsf`` (0 or 1 below and above the support, their logarithms),
+``ppf``, ``isf`` (``norm.ppf`` through ``ndtri``; the support's ends at q = 0 and 1) and the discrete ``logpmf``, ``pmf``, ``cdf``, ``logcdf``, ``sf``, ``logsf`` likewise (``t.cdf``
+through ``stdtr``, ``gamma.cdf`` ``gammainc``, ``beta.cdf`` ``betainc``, ``poisson.cdf``
+``pdtr``, differentiable in x and loc, scale, μ; a shape argument without a closed-form
+derivative, gamma's a, t's df, raises naming it).  A formula that needs a scipy function
+without a dvlad rule (``beta.sf`` needs ``betaincc``) raises
 :class:`~dvlad.NotDifferentiableError` naming it.  ``multivariate_normal.logpdf``/``pdf`` use
 ``−½(d log 2π + log det Σ + (x − μ)ᵀ Σ⁻¹ (x − μ))`` with dvlad's cholesky.
 
@@ -106,12 +110,20 @@ def log_softmax(x, axis=None):
 
 # ---- scipy.stats ----------------------------------------------------------------------------------
 
-def _placed(dist, val, z, shapes, scale, outside):
-    """val where the parameters are valid and z in the support, ``outside`` (−inf, 0, 1...)
-    outside the support, nan where the parameters are invalid: decided on the primals."""
+def _placed(dist, val, z, shapes, scale, outside, closed=False):
+    """val where the parameters are valid and z in the support, ``outside`` (−inf, 0...)
+    outside the support, nan where the parameters are invalid: decided on the primals.  A
+    distribution function's ``outside`` is a pair, its values below and above the support, and
+    its support is open (``closed``: closed below, a discrete one's), as in scipy's cdf."""
     plain = [np.asarray(strip(s)) for s in shapes]
     ok = np.asarray(dist._argcheck(*plain)) & (np.asarray(strip(scale)) > 0)
-    inside = ok & np.asarray(dist._support_mask(np.asarray(strip(z)), *plain))
+    zz = np.asarray(strip(z))
+    if isinstance(outside, tuple):
+        lo, hi = dist._get_support(*plain)
+        inside = ok & ((zz >= lo) if closed else (zz > lo)) & (zz < hi)
+        outside = np.where(np.isnan(zz), np.nan, np.where(zz >= hi, outside[1], outside[0]))
+    else:
+        inside = ok & np.asarray(dist._support_mask(zz, *plain))
     shape = np.broadcast_shapes(np.shape(strip(val)), np.shape(inside))
     if inside.all():
         return val if np.shape(strip(val)) == shape else val * np.ones(shape)
@@ -132,23 +144,52 @@ def _continuous(method, inner, by_scale, outside):
     return ours
 
 
+def _inverse(method, inner):
+    """ppf and isf: ``dist._ppf(q, *shapes)·scale + loc`` for 0 < q < 1, the support's ends at
+    q = 0 and 1 (lower, upper for ppf; upper, lower for isf), nan elsewhere, as scipy's."""
+    def ours(self, q, *args, **kwds):
+        shapes, loc, scale = self._parse_args(*args, **kwds)
+        q = _array(q)
+        plain = [np.asarray(strip(s)) for s in shapes]
+        ok = np.asarray(self._argcheck(*plain)) & (np.asarray(strip(scale)) > 0)
+        qq = np.asarray(strip(q))
+        lo, hi = self._get_support(*plain)
+        at0, at1 = (lo, hi) if method == "ppf" else (hi, lo)
+        with np.errstate(all="ignore"):                  # (lanes outside 0 < q < 1 are not taken)
+            val = getattr(self, inner)(q, *shapes) * scale + loc
+        inside = ok & (qq > 0) & (qq < 1)
+        shape = np.broadcast_shapes(np.shape(strip(val)), np.shape(inside))
+        if inside.all():
+            return val if np.shape(strip(val)) == shape else val * np.ones(shape)
+        ends = np.where(ok & (qq == 0), at0 * scale + loc, np.where(ok & (qq == 1), at1 * scale
+                                                                  + loc, np.nan))
+        return np.where(inside, val, ends)
+    ours.__name__ = method
+    return ours
+
+
 def _discrete(method, inner, outside):
     def ours(self, k, *args, **kwds):
         shapes, loc = self._parse_args(*args, **kwds)[:2]
         z = _array(k) - loc
-        return _placed(self, getattr(self, inner)(z, *shapes), z, shapes, 1.0, outside)
+        return _placed(self, getattr(self, inner)(z, *shapes), z, shapes, 1.0, outside, True)
     ours.__name__ = method
     return ours
 
 
 CONTINUOUS = {"logpdf": _continuous("logpdf", "_logpdf", "minus its logarithm", -np.inf),
               "pdf": _continuous("pdf", "_pdf", "divided", 0.0),
-              "cdf": _continuous("cdf", "_cdf", None, np.nan),
-              "logcdf": _continuous("logcdf", "_logcdf", None, np.nan),
-              "sf": _continuous("sf", "_sf", None, np.nan),
-              "logsf": _continuous("logsf", "_logsf", None, np.nan)}
+              "cdf": _continuous("cdf", "_cdf", None, (0.0, 1.0)),
+              "logcdf": _continuous("logcdf", "_logcdf", None, (-np.inf, 0.0)),
+              "sf": _continuous("sf", "_sf", None, (1.0, 0.0)),
+              "logsf": _continuous("logsf", "_logsf", None, (0.0, -np.inf)),
+              "ppf": _inverse("ppf", "_ppf"), "isf": _inverse("isf", "_isf")}
 DISCRETE = {"logpmf": _discrete("logpmf", "_logpmf", -np.inf),
-            "pmf": _discrete("pmf", "_pmf", 0.0)}
+            "pmf": _discrete("pmf", "_pmf", 0.0),
+            "cdf": _discrete("cdf", "_cdf", (0.0, 1.0)),
+            "logcdf": _discrete("logcdf", "_logcdf", (-np.inf, 0.0)),
+            "sf": _discrete("sf", "_sf", (1.0, 0.0)),
+            "logsf": _discrete("logsf", "_logsf", (0.0, -np.inf))}
 
 
 def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
