@@ -161,14 +161,16 @@ def _tame(row, args):
         if row.smooth:
             for i, a in enumerate(args):
                 line = (lambda t: row.call(*args[:i], t, *args[i + 1:]))
-                # (a step relative to a: atan2 and hypot near (0, 0), or a tiny divisor of
-                # mod, must not hide inside the step)
-                # (and at the scale of the whole point: hypot(t, 1e-17) at t = 2e-313 bends
-                # on the scale 1e-17, which a step of 2^-40·2e-313 never sees)
-                h = mpmath.mpf(2) ** -40 * (max(abs(a), max(abs(b) for b in args)) or 1)
-                if any(abs(d) > LIMIT for d in itertools.islice(
-                        mpmath.diffs(line, mpmath.mpf(a), 3, h=h), 1, None)):
-                    return False
+                # two steps: one relative to a (atan2 and hypot near (0, 0), or a tiny
+                # divisor of mod, whose sawtooth of period b has slope −⌊a/b⌋ ~ 1e198 at
+                # b = 1e-197, must not hide inside the step), and one at the scale of the whole
+                # point (hypot(t, 1e-17) at t = 2e-313 bends on the scale 1e-17, which a step of
+                # 2^-40·2e-313 never sees)
+                for scale in (abs(a), max(abs(b) for b in args)):
+                    h = mpmath.mpf(2) ** -40 * (scale or 1)
+                    if any(abs(d) > LIMIT for d in itertools.islice(
+                            mpmath.diffs(line, mpmath.mpf(a), 3, h=h), 1, None)):
+                        return False
     except (ArithmeticError, ValueError):
         return False
     return True
@@ -311,6 +313,12 @@ def _hvp(h, point, v):
     return tuple(sum(H[i][j] * v[j] for j in range(len(v))) for i in range(len(v)))
 
 
+class OracleGaveUp(ArithmeticError):
+    """The oracle could not compute the truth here (its own fixed point iteration did not
+    converge: at a point mpmath's differences step to, say): while generating, the statement is
+    left out, as one whose value overflows is."""
+
+
 def _fix(fn, x0):
     """x = fn(x), the oracle's own way (dvlad's fixed_point is not used): a few plain steps,
     then the secant method on fn(x) − x (Newton's on a pair), to the working precision."""
@@ -328,7 +336,7 @@ def _fix(fn, x0):
         x, b = b, fn(b)
         if abs(b - x) <= 4 * mpmath.mp.eps * max(1, abs(b)):
             return b
-    raise AssertionError("the oracle's fixed point did not converge")
+    raise OracleGaveUp("the oracle's fixed point did not converge")
 
 
 def _secant(g, x):

@@ -18,6 +18,8 @@ derivative ½/½; amax/amin ties share it evenly; clip at a bound follows x; com
 plain bool arrays; a numpy function without a rule raises NotDifferentiableError naming it;
 complex values raise NotDifferentiableError (a TypeError).
 """
+import warnings
+
 import mpmath
 import numpy as np
 import pytest
@@ -487,6 +489,28 @@ def test_maximum_minimum_ties_split_half_half(grad):
     np.testing.assert_array_equal(gx, [0.5, 0, 1])
     np.testing.assert_array_equal(gy, [0.5, 1, 0])
     np.testing.assert_array_equal(grad(lambda p: np.sum(np.maximum(p, 1.0)))(x), [0.5, 1, 0])
+
+
+@pytest.mark.parametrize("mode", ["F", "R", "FR", "RF", "RR", "FF"])
+def test_a_branch_is_never_read_on_the_lanes_it_is_not_taken(mode):
+    """A conditional partial over mixed lanes runs its branch of most lanes on every lane
+    (plain arrays and bundles keep lanes apart): logaddexp(x, 0)'s partial e^x/(1 + e^x), taken
+    below 0, is inf/inf = nan at x = 800, whose lane takes 1/(1 + e^(−x)); nothing of it may
+    reach a derivative, nor warn."""
+    x = np.array([800.0, -1.0, -2.0, -3.0, -900.0, 0.5])
+    f = lambda x: np.sum(np.logaddexp(x, 0.0))
+    with mp.workdps(30):
+        s = [mpmath.mpf(1) / (1 + mpmath.exp(-mpmath.mpf(v))) for v in x]
+        first = np.array([float(v) for v in s])                     # σ(x)
+        second = np.array([float(v * (1 - v)) for v in s])          # σ(x)σ(−x)
+    v = np.ones_like(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if len(mode) == 1:
+            got, want = (ad.gradient_f if mode == "F" else ad.gradient_r)(f)(x), first
+        else:
+            got, want = ad.hvp(f, x, v, mode.lower()), second
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
 
 
 # ---- products and linear algebra --------------------------------------------------------------
@@ -1410,6 +1434,23 @@ def test_reused_buffer_gives_the_gradient_of_what_was_computed():
         return y
     assert ad.gradient_r(f)(np.ones(2)).tolist() == [6.0, 6.0]
     assert ad.gradient_f(f)(np.ones(2)).tolist() == [6.0, 6.0]
+
+
+@pytest.mark.parametrize("mode", ["fr", "rf", "rr", "ff"])
+def test_reused_matrix_buffer_in_every_hvp_mode(mode):
+    """The buffer's copies are the tape's own: a nested tape meets them (and their transposes)
+    as constants again, and must neither copy them again nor see the buffer's later values."""
+    a = np.array([[1.0, 2.0], [0.0, 1.0]])
+
+    def f(x):
+        buf = np.empty((2, 2))
+        y = 0.0
+        for k in range(3):
+            buf[:] = (k + 1.0) * a
+            y = y + np.sum((buf @ x) ** 2)
+        return y
+    # H = 2 Σₖ (k + 1)² AᵀA = 28 [[1, 2], [2, 5]]
+    assert ad.hvp(f, np.array([0.5, -1.0]), np.array([1.0, -1.0]), mode).tolist() == [-28.0, -84.0]
 
 
 def test_vjp_pullback_after_the_input_changed():

@@ -30,7 +30,8 @@ import numpy as np
 
 from .switch import REFERENCE
 
-__all__ = ["empty", "times", "plus", "minus", "negative", "copy", "out1", "out2", "handle", "value_of",
+__all__ = ["empty", "times", "plus", "minus", "negative", "copy", "private_copy", "out1", "out2",
+           "handle", "value_of",
            "released", "clear", "configure", "stats"]
 
 _lock = threading.Lock()
@@ -281,3 +282,25 @@ def copy(x):
         return np.copy(x)
     np.copyto(out, x)
     return out
+
+
+# The copies reverse mode makes of plain array constants (a caller may overwrite its own array
+# before the sweep reads it): id -> weak reference.  Only dvlad holds these, and nothing writes
+# into them, so a constant that is one of them, or a view of one, needs no second copy (a
+# reverse-over-reverse HVP met X's copy as a constant of the outer tape, then its transpose).
+_private = {}
+
+
+def private_copy(a):
+    """A copy of the plain array ``a`` that only dvlad holds, or ``a`` itself if it already is
+    one or a view of one."""
+    b = a
+    while type(b) is np.ndarray:
+        r = _private.get(id(b))
+        if r is not None and r() is b:
+            return a
+        b = b.base
+    c = a.copy()            # (not pooled: the pool would not hand out an array watched so)
+    key = id(c)
+    _private[key] = weakref.ref(c, lambda _, key=key: _private.pop(key, None))
+    return c

@@ -16,10 +16,22 @@ scalar rule exactly, to every order and in every mode: a branch never sees the s
 the other branch is there for, and no 0·inf from a masked branch can reach a derivative (as it
 would through ``where``, in reverse mode).  Gathering and scattering are dvlad's own differentiable
 operations; the cost is paid only when a condition really is mixed.
+
+Where no operation can mix lanes (plain arrays, and bundles over them: forward mode's elementwise
+arithmetic) the fast path does less: the branch of most lanes runs on every lane, the other on
+its own lanes only, and its values are written over theirs.  What the first branch computes on
+the other lanes (a nan, an inf, numpy's warning, all silenced) is never read: forward mode keeps
+each lane's value and tangent to itself.  Reverse mode could not promise that (a transpose
+carries 0·inf back from a lane not taken), so tape cells, and the reference path
+(``DVLAD_REFERENCE=1``), always gather.
 """
 import ast
 
 import numpy as np
+
+from .number import ADNumber
+from .switch import REFERENCE
+from .tags import FORWARD
 
 __all__ = ["vectorize", "make_helpers"]
 
@@ -113,6 +125,17 @@ def _ndim(v):
     return np.ndim(v)
 
 
+def _lanes_apart(v):
+    """True for an argument whose lanes no operation of a partial can mix: a plain number or
+    array, or bundles (forward mode) over one.  (Reverse mode's transposes can carry a 0·inf from
+    a lane not taken into a derivative; towers are not checked here.)"""
+    while isinstance(v, ADNumber):
+        if v.tag.kind is not FORWARD:
+            return False
+        v = v.primal
+    return True
+
+
 def _uniform(c):
     """True/False if condition c is one boolean or the same everywhere, else None."""
     if _ndim(c) == 0:
@@ -131,6 +154,8 @@ def make_helpers(ops):
         u = _uniform(c)
         if u is not None:
             return a(*args) if u else b(*args)
+        if not REFERENCE and all(_lanes_apart(v) for v in args):
+            return _patched(c, a, b, args)
         shape, not_c = c.shape, ~c
         # (an argument the partial does not read may be None: see dvlad.numbers.partials)
         # Python numbers are weak (NEP 50): x32 op 0.5 is float32.  Broadcast, they would be
@@ -147,6 +172,34 @@ def make_helpers(ops):
         if type(others) in _WEAK:
             others = _typed(others, dt)
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
+
+    def _patched(c, a, b, args):
+        """select where no lane can reach another (plain arrays, bundles: elementwise forward
+        arithmetic keeps lanes apart): the branch with more lanes runs on every lane, its values
+        on the other lanes are never read (numpy's warnings there are silenced), and the other
+        branch runs on its own lanes alone, written over them."""
+        shape = c.shape
+        dt = _lanes_dtype(args)
+        args = [_typed(v, dt) if type(v) in _WEAK else v for v in args]
+        if 2 * np.count_nonzero(c) >= c.size:
+            major, minor, lanes = a, b, ~c
+        else:
+            major, minor, lanes = b, a, c
+        with np.errstate(all="ignore"):
+            most = major(*args)
+        some = minor(*(None if v is None else ops["getitem"](
+            v if np.shape(_base(v)) == shape else ops["broadcast_to"](v, shape), lanes)
+            for v in args))
+        if type(some) in _WEAK:
+            some = _typed(some, dt)
+        if isinstance(most, (np.ndarray, np.generic)) and isinstance(some, (np.ndarray, np.generic)):
+            out = np.empty(shape, np.result_type(most, some))
+            out[...] = most
+            out[lanes] = some
+            return out
+        if type(most) in _WEAK:
+            most = _typed(most, dt)
+        return ops["where"](lanes, ops["scatter"](some, lanes, shape), most)
 
     def all_(*thunks):
         acc = True

@@ -180,7 +180,7 @@ def _shape(v):
 
 def _snapshot(v):
     """A copy of a plain array constant (reverse mode reads it later); anything else as is."""
-    return v.copy() if type(v) is np.ndarray else v
+    return pool.private_copy(v) if type(v) is np.ndarray else v
 
 
 class ElementwiseMap(LinearMap):
