@@ -27,9 +27,12 @@ from .numbers.primitives import (  # the rule table's primitives, one per row
     atan2,
     beta,
     betainc,
+    betaincc,
     betaln,
     cbrt,
     ceil,
+    chdtr,
+    chdtrc,
     copysign,
     cos,
     cosh,
@@ -78,6 +81,8 @@ from .numbers.primitives import (  # the rule table's primitives, one per row
     ndtri,
     neg,
     pdtr,
+    pdtrc,
+    poch,
     polygamma,
     pow,
     rad2deg,
@@ -135,7 +140,7 @@ __all__ = [
     "erf", "erfc", "erfinv", "erfcinv", "gammaln", "digamma", "polygamma", "expit", "logit",
     "xlogy", "xlog1py", "ndtr", "log_ndtr", "ndtri", "i0", "i1", "iv", "betaln",
     "gamma", "rgamma", "gammasgn", "beta", "j0", "j1", "y0", "y1", "jn", "yn", "ive", "gammainc",
-    "gammaincc", "betainc", "stdtr", "pdtr",
+    "gammaincc", "betainc", "stdtr", "pdtr", "poch", "pdtrc", "betaincc", "chdtr", "chdtrc",
     "cbrt", "copysign", "fmax", "fmin", "sinc",
     "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "AssignmentError", "TagOrderError",
@@ -143,7 +148,7 @@ __all__ = [
 ]
 
 # scipy's plain-Python functions (logsumexp, softmax, scipy.stats densities) on dvlad numbers:
-# installed in scipy now or when it is imported (dvlad.operators.scipy_functions)
-from .operators import scipy_functions as _scipy_functions
+# installed in scipy now or when it is imported (dvlad.operators.scipy_functions, scipy_stats)
+from .operators import scipy_functions as _scipy_functions, scipy_stats as _scipy_stats
 
-_scipy_functions.install()
+_scipy_functions.install({"scipy.stats": _scipy_stats.install})

@@ -113,6 +113,11 @@ BINARY = [
     ("hypot_neg", ad.hypot, mpmath.hypot, "-0.8", "-0.6"),
 ]
 
+def _chi2_series(v, x):
+    a, u = v / 2, x / 2
+    return u ** a * mpmath.exp(-u) * mpmath.hyp1f1(1, a + 1, u) / mpmath.gamma(a + 1)
+
+
 # Independent oracles: every differentiable row of the rule table, written in mpmath's own terms
 # (never with dvlad's partials).  Each row is also checked at each of the points its row names.
 ORACLES = {
@@ -161,6 +166,15 @@ ORACLES = {
     "pdtr": lambda k, m: mpmath.fsum(mpmath.exp(-m) * m ** j / mpmath.factorial(j)
                                      for j in range(int(mpmath.floor(k)) + 1)),
     "betainc": lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True),
+    # the Pochhammer symbol as Γ(z + m)·(1/Γ)(z), not mpmath's rf (dvlad's base function): mpmath's
+    # rgamma is 0 at the poles z = −n of Γ, where the test point (−2, 1.5) sits
+    "poch": lambda z, m: mpmath.gamma(z + m) * mpmath.rgamma(z),
+    "pdtrc": lambda k, m: 1 - mpmath.fsum(mpmath.exp(-m) * m ** j / mpmath.factorial(j)
+                                          for j in range(int(mpmath.floor(k)) + 1)),
+    "betaincc": lambda a, b, x: mpmath.betainc(a, b, x, 1, regularized=True),
+    # the chi-square cdf by Kummer's series, P(a, u) = u^a e^(−u) ₁F₁(1; a + 1; u)/Γ(a + 1) at
+    # a = v/2, u = x/2 (not the incomplete gamma function)
+    "chdtr": lambda v, x: _chi2_series(v, x), "chdtrc": lambda v, x: 1 - _chi2_series(v, x),
 }
 # Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
 # closed-form derivative (gammainc's a): differentiated in y only

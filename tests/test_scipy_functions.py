@@ -1,9 +1,10 @@
 """scipy's plain-Python functions on dvlad numbers (issue #17): scipy.special.logsumexp,
-softmax, log_softmax, and scipy.stats densities and distribution functions, called as users
-call them."""
+softmax, log_softmax, and scipy.stats densities and distribution functions (multivariate_normal,
+dirichlet and multinomial too), called as users call them."""
 import subprocess
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -95,6 +96,28 @@ CASES = {
     "mvn batch": lambda x: np.sum(st.multivariate_normal.pdf(np.stack([x, 2 * x]),
                                                              np.zeros(3), np.eye(3))),
     "mvn frozen": lambda x: st.multivariate_normal(np.zeros(3), np.eye(3)).logpdf(x),
+    # t in its degrees of freedom (poch(ν/2, 1/2) in t's _logpdf), with x and loc tracked too
+    "t.logpdf df": lambda x: np.sum(st.t.logpdf(0.7, x + 3.0)),
+    "t.pdf df, x": lambda x: np.sum(st.t.pdf(x, x + 3.0, loc=0.2)),
+    "t frozen df": lambda x: np.sum(st.t(x + 3.0, scale=1.5).logpdf(X)),
+    # survival functions and the chi-square distribution (pdtrc, betaincc, chdtr, chdtrc)
+    "poisson.sf": lambda x: np.sum(st.poisson.sf([0, 1, 3], x + 1.0)),
+    "poisson.logsf": lambda x: np.sum(st.poisson.logsf([0, 1, 3], x + 1.0)),
+    "beta.sf": lambda x: np.sum(st.beta.sf((x + 1.0) / 3.0, 2.5, 1.5)),
+    "beta.logsf": lambda x: np.sum(st.beta.logsf((x + 1.0) / 3.0, 2.5, 1.5)),
+    "chi2.cdf": lambda x: np.sum(st.chi2.cdf(x + 1.0, 3.0)),
+    "chi2.sf scale": lambda x: np.sum(st.chi2.sf(x + 1.0, 2.5, scale=1.5)),
+    "chi2.logcdf": lambda x: np.sum(st.chi2.logcdf(x + 1.0, 3.0)),
+    "chi2.logsf": lambda x: np.sum(st.chi2.logsf(3.0 * x + 2.5, 3.0)),
+    # dirichlet in α and in x (a point of the simplex), multinomial in p
+    "dirichlet α": lambda x: st.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), x + 1.5),
+    "dirichlet x": lambda x: st.dirichlet.logpdf(sp.softmax(x), np.array([1.5, 0.8, 2.6])),
+    "dirichlet.pdf both": lambda x: st.dirichlet.pdf(sp.softmax(x), x + 1.5),
+    "dirichlet frozen": lambda x: st.dirichlet(x + 1.5).logpdf(np.array([0.2, 0.3, 0.5])),
+    "multinomial p": lambda x: st.multinomial.logpmf([1, 2, 3], 6, sp.softmax(x)),
+    "multinomial.pmf": lambda x: st.multinomial.pmf([0, 2, 1], 3, sp.softmax(x)),
+    "multinomial frozen": lambda x: np.sum(st.multinomial(4, sp.softmax(x)).logpmf(
+        [[1, 2, 1], [0, 0, 4]])),
 }
 
 
@@ -149,8 +172,8 @@ def test_outside_the_support_and_invalid_parameters_as_scipy():
 
 
 def test_functions_without_a_rule_raise_naming_them():
-    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.chdtr"):
-        ad.gradient_r(lambda x: np.sum(st.chi2.cdf(x + 1.0, 3.0)))(X)
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.special._ufuncs._binom_pmf"):
+        ad.gradient_r(lambda p: np.sum(st.binom.pmf([0, 2], 5, p)))(0.3)
 
 
 def test_plain_calls_run_scipys_own_code():
@@ -193,3 +216,192 @@ def test_scipy_linalg_on_dvlad_numbers():
     ad.check_grads(lambda s: np.sum(sl.expm(0.3 * s)), S, order=2)
     ad.check_grads(lambda s: sl.det(s) + np.sum(sl.inv(s)) + np.sum(sl.solve(s, b)), S, order=2)
     np.testing.assert_array_equal(sl.solve(S, b), sl.solve.__wrapped__(S, b))
+
+
+# ---- t in its degrees of freedom; dirichlet; multinomial -----------------------------------------
+
+def _mp_t_logpdf(x, nu):
+    """log of Student's t density, in mpmath's log Γ (an oracle independent of poch)."""
+    return (mpmath.loggamma((nu + 1) / 2) - mpmath.loggamma(nu / 2) - mpmath.log(nu * mpmath.pi) / 2
+            - (nu + 1) / 2 * mpmath.log1p(x * x / nu))
+
+
+def test_t_logpdf_in_its_degrees_of_freedom_against_mpmath():
+    """∂/∂ν and ∂²/∂ν² of t.logpdf(x, ν) (through poch(ν/2, 1/2)): forward (jvp), reverse
+    (gradient), forward over reverse and reverse over reverse (hvp), against mpmath at 30
+    digits; and pdf's, e^(log pdf) times those."""
+    x = np.array([0.3, -1.2, 2.5, 0.0])
+    nu = np.array([0.7, 3.0, 12.5, 150.0])
+    with mpmath.workdps(30):
+        d1 = [float(mpmath.diff(lambda n: _mp_t_logpdf(mpmath.mpf(a), n), mpmath.mpf(b)))
+              for a, b in zip(x, nu)]
+        d2 = [float(mpmath.diff(lambda n: _mp_t_logpdf(mpmath.mpf(a), n), mpmath.mpf(b), 2))
+              for a, b in zip(x, nu)]
+    f = lambda n: st.t.logpdf(x, n)                                          # noqa: E731
+    value, slope = ad.jvp(f, nu, np.ones(4))
+    np.testing.assert_allclose(value, st.t.logpdf(x, nu), rtol=1e-15)
+    # (at ν = 150 the ν-derivative, 1e-5, is what is left of scipy's terms ½(ψ(ν/2 + ½) − ψ(ν/2))
+    # and −1/(2ν), 3e-3 each, themselves differences of ψ's ~4: 3e-11 of it is rounding)
+    np.testing.assert_allclose(slope, d1, rtol=1e-10)
+    np.testing.assert_allclose(ad.gradient_r(lambda n: np.sum(f(n)))(nu), d1, rtol=1e-10)
+    for mode in ("fr", "rr"):
+        np.testing.assert_allclose(ad.hvp(lambda n: np.sum(f(n)), nu, np.ones(4), mode=mode), d2,
+                                   rtol=1e-8)
+    pdf = st.t.pdf(x, nu)
+    np.testing.assert_allclose(ad.gradient_r(lambda n: np.sum(st.t.pdf(x, n)))(nu),
+                               pdf * np.array(d1), rtol=1e-10)
+    # a scalar ν shared by every x, forward and reverse, and check_grads to order 2
+    g = ad.derivative(lambda n: np.sum(st.t.logpdf(x, n)))(3.0)
+    assert g == pytest.approx(ad.gradient_r(lambda n: np.sum(st.t.logpdf(x, n)))(3.0), rel=1e-14)
+    ad.check_grads(lambda n: np.sum(st.t.logpdf(x, n, scale=1.3)), nu, order=2)
+
+
+A = np.array([1.5, 2.0, 3.0])
+P3 = np.array([0.2, 0.3, 0.5])
+PSI, TRIGAMMA = sp.psi, lambda t: sp.polygamma(1, t)
+
+
+def test_dirichlet_closed_forms():
+    """∂α log Dir(x; α) = log x + ψ(Σα) − ψ(α), ∂x = (α − 1)/x, ∂²α = ψ′(Σα) − diag ψ′(α); the
+    pdf's gradient is pdf times that; forward and reverse, the generic and the frozen form."""
+    want_a = np.log(P3) + PSI(A.sum()) - PSI(A)
+    for grad in (ad.gradient_r, ad.gradient_f):
+        np.testing.assert_allclose(grad(lambda a: st.dirichlet.logpdf(P3, a))(A), want_a,
+                                   rtol=1e-14)
+        np.testing.assert_allclose(grad(lambda a: st.dirichlet(a).logpdf(P3))(A), want_a,
+                                   rtol=1e-14)
+        np.testing.assert_allclose(grad(lambda x: st.dirichlet.logpdf(x, A))(P3), (A - 1) / P3,
+                                   rtol=1e-15)
+        np.testing.assert_allclose(grad(lambda a: st.dirichlet(a).pdf(P3))(A),
+                                   st.dirichlet.pdf(P3, A) * want_a, rtol=1e-13)
+    H = TRIGAMMA(A.sum()) - np.diag(TRIGAMMA(A))
+    np.testing.assert_allclose(ad.hessian(lambda a: st.dirichlet.logpdf(P3, a))(A), H, rtol=1e-13)
+    np.testing.assert_allclose(ad.jacobian_f(ad.gradient_r(lambda a: st.dirichlet.logpdf(P3, a)))(
+        A), H, rtol=1e-13)
+    # α as a list of numbers (each an AD number): packed into one
+    np.testing.assert_allclose(ad.gradient_r(lambda a: st.dirichlet.logpdf(P3, [a[0], a[1], a[2]]))(
+        A), want_a, rtol=1e-14)
+
+
+def test_dirichlet_takes_the_components_along_the_first_axis_as_scipy():
+    """x of shape (k, n): n points, one per column (scipy's own layout, whatever its docstring
+    says); (k − 1,) or (k − 1, n): the last component is 1 − the others' sum.  Values are
+    scipy's; the derivatives are mpmath's (the log density summed over the first axis)."""
+    X = np.array([[0.2, 0.1], [0.3, 0.6], [0.5, 0.3]])
+
+    def mp_logpdf(x, a):
+        return (mpmath.fsum((ai - 1) * mpmath.log(xi) for xi, ai in zip(x, a))
+                - mpmath.fsum(mpmath.loggamma(ai) for ai in a) + mpmath.loggamma(mpmath.fsum(a)))
+    for x in (X, X[:2], X[:, 0], X[:2, 0]):
+        seen = []
+        g = ad.gradient_r(lambda t: (seen.append(ad.primal(st.dirichlet.logpdf(t, A))),
+                                     np.sum(st.dirichlet.logpdf(t, A)))[1])(x)
+        np.testing.assert_allclose(seen[0], st.dirichlet.logpdf(x, A), rtol=1e-15)
+        columns = x.reshape(len(x), -1).T
+        with mpmath.workdps(30):
+            want = []
+            for col in columns:
+                full = list(col) if len(col) == 3 else list(col) + [1 - sum(col)]
+                grad = [mpmath.diff(lambda t, i=i: mp_logpdf(
+                    [t if j == i else mpmath.mpf(c) for j, c in enumerate(full[:len(col)])]
+                    + ([] if len(col) == 3 else
+                       [1 - t - mpmath.fsum(mpmath.mpf(c) for j, c in enumerate(col) if j != i)]),
+                    [mpmath.mpf(a) for a in A]), mpmath.mpf(col[i])) for i in range(len(col))]
+                want.append([float(w) for w in grad])
+        np.testing.assert_allclose(g, np.array(want).T.reshape(x.shape), rtol=1e-13)
+    # (finite differences leave the simplex, which scipy refuses, unless the last component is
+    # left out or x is a softmax along the first axis)
+    w = np.array([1.0, -2.0])
+    for x in (X[:2], X[:2, 0]):
+        ad.check_grads(lambda t: np.sum(st.dirichlet.logpdf(t, A) * w[:t.ndim]), x, order=2)
+    ad.check_grads(lambda z: np.sum(st.dirichlet.logpdf(sp.softmax(z, axis=0), A) * w),
+                   np.log(X), order=2)
+    # both tracked, stacked points
+    ad.check_grads(lambda p: np.sum(st.dirichlet.pdf(p[0], p[1])), (X[:2], A), order=2)
+
+
+@pytest.mark.parametrize("x, alpha", [
+    (P3, np.array([1.5, 0.0, 3.0])),                        # a parameter ≤ 0
+    (P3, np.array([[1.5, 2.0, 3.0]])),                      # α not one-dimensional
+    (np.array([0.2, 0.3, 0.6]), A),                         # off the simplex
+    (np.array([0.2, 0.3, 0.5, 0.0]), A),                    # one entry too many
+    (np.array([0.0, 0.5, 0.5]), np.array([0.5, 2.0, 3.0])),  # x = 0 where α < 1
+    (np.array([1.2, -0.2, 0.0]), A),                        # an entry below 0
+])
+@pytest.mark.parametrize("tracked", ["x", "alpha"])
+def test_dirichlet_checks_its_arguments_as_scipy(x, alpha, tracked):
+    with pytest.raises(ValueError) as theirs:
+        st.dirichlet.logpdf(x, alpha)
+    f = ((lambda t: st.dirichlet.logpdf(t, alpha)) if tracked == "x"
+         else (lambda t: st.dirichlet.logpdf(x, t)))
+    for grad in (ad.gradient_r, ad.gradient_f):
+        with pytest.raises(ValueError) as ours:
+            grad(f)(x if tracked == "x" else alpha)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_dirichlet_and_multinomial_plain_calls_run_scipys_code():
+    for method in (st.dirichlet.logpdf, st.dirichlet.pdf, st.multinomial.logpmf,
+                   st.multinomial.pmf):
+        assert method.__wrapped__ is not None
+    np.testing.assert_array_equal(st.dirichlet.logpdf(P3, A),
+                                  st.dirichlet.logpdf.__wrapped__(st.dirichlet, P3, A))
+    np.testing.assert_array_equal(st.multinomial.logpmf([1, 2, 3], 6, P3),
+                                  st.multinomial.logpmf.__wrapped__(st.multinomial, [1, 2, 3], 6,
+                                                                    P3))
+    assert st.multinomial(6, P3).logpmf([1, 2, 3]) == st.multinomial.logpmf([1, 2, 3], 6, P3)
+
+
+def test_multinomial_closed_forms():
+    """∂p log Mult(x; n, p) = x/p, ∂²p = −diag(x/p²), for a batch of counts; the pmf's gradient
+    is pmf times that; generic and frozen, forward and reverse."""
+    x = np.array([[1, 2, 3], [0, 6, 0], [2, 2, 2]])
+    for grad in (ad.gradient_r, ad.gradient_f):
+        np.testing.assert_allclose(grad(lambda p: np.sum(st.multinomial.logpmf(x, 6, p)))(P3),
+                                   np.sum(x / P3, axis=0), rtol=1e-15)
+        np.testing.assert_allclose(grad(lambda p: st.multinomial(6, p).logpmf(x[0]))(P3),
+                                   x[0] / P3, rtol=1e-15)
+        np.testing.assert_allclose(grad(lambda p: st.multinomial.pmf(x[0], 6, p))(P3),
+                                   st.multinomial.pmf(x[0], 6, P3) * x[0] / P3, rtol=1e-14)
+    np.testing.assert_allclose(ad.hessian(lambda p: st.multinomial.logpmf(x[0], 6, p))(P3),
+                               -np.diag(x[0] / P3 ** 2), rtol=1e-15)
+    # (finite differences in p leave the simplex, where scipy replaces p's last entry: through a
+    # softmax they stay on it)
+    ad.check_grads(lambda z: np.sum(st.multinomial.pmf(x, 6, sp.softmax(z))), np.log(P3),
+                   order=2)
+
+
+def test_multinomial_outside_its_domain_and_adjusted_p_as_scipy():
+    """Counts that are not integers or do not sum to n: −inf (derivative 0); a negative p: nan;
+    a p whose sum is not 1: scipy's FutureWarning, its last entry replaced by 1 − the others'
+    sum, so its derivative goes to the others (∂pᵢ = xᵢ/pᵢ − x_k/p_k)."""
+    x = np.array([[1, 2, 3], [1, 2, 2], [1.5, 2, 2.5]])
+    seen = []
+    g = ad.gradient_r(lambda p: (seen.append(ad.primal(st.multinomial.logpmf(x, 6, p))),
+                                 np.sum(np.where(np.isfinite(ad.primal(
+                                     st.multinomial.logpmf(x, 6, p))),
+                                     st.multinomial.logpmf(x, 6, p), 0.0)))[1])(P3)
+    np.testing.assert_array_equal(seen[0], st.multinomial.logpmf(x, 6, P3))
+    assert np.isneginf(seen[0][1:]).all()
+    np.testing.assert_allclose(g, x[0] / P3, rtol=1e-15)
+    bad = np.array([-0.1, 0.6, 0.5])
+    got = []
+    ad.gradient_r(lambda p: (got.append(ad.primal(st.multinomial.logpmf(x[0], 6, p))), p[0])[1])(bad)
+    assert np.isnan(got[0]) and np.isnan(st.multinomial.logpmf(x[0], 6, bad))
+    off = np.array([0.2, 0.3, 0.4])
+    with pytest.warns(FutureWarning, match="do not sum to 1.0"):
+        g = ad.gradient_r(lambda p: st.multinomial.logpmf(x[0], 6, p))(off)
+    np.testing.assert_allclose(g, [1 / 0.2 - 3 / 0.5, 2 / 0.3 - 3 / 0.5, 0.0], rtol=1e-14)
+    with pytest.warns(FutureWarning):
+        value = st.multinomial.logpmf(x[0], 6, off)
+    with pytest.warns(FutureWarning):
+        assert ad.primal(ad.jvp(lambda p: st.multinomial.logpmf(x[0], 6, p), off,
+                                np.ones(3))[0]) == value
+
+
+def test_multinomial_counts_are_not_variables():
+    for f in (lambda t: st.multinomial.logpmf(np.array([1.0, 2.0, 3.0]) * t, 6, P3),
+              lambda t: st.multinomial.logpmf([1, 2, 3], 6 * t, P3)):
+        for op in (ad.derivative, ad.gradient_r):
+            with pytest.raises(ad.NotDifferentiableError, match="x and n are counts"):
+                op(f)(1.0)

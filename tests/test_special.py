@@ -3,9 +3,10 @@ through scipy's own ufuncs on tracked arrays, in every mode to order 2, float64 
 with scipy or without it (then mpmath computes the base values).  Each row's derivatives are
 checked against mpmath at 50 digits in tests/test_rules.py and tests/test_taylor.py; here the
 scipy side: dispatch, dtypes, broadcasting, errors, the fallback; for the functions added last
-(gamma rgamma gammasgn beta j0 j1 y0 y1 jn yn ive gammainc gammaincc betainc stdtr pdtr) also
-their derivatives on arrays against mpmath, their poles and edges, the shape and order arguments
-refused by name, and scipy.stats' distribution functions computed through them."""
+(gamma rgamma gammasgn beta j0 j1 y0 y1 jn yn ive gammainc gammaincc betainc stdtr pdtr, then
+poch pdtrc betaincc chdtr chdtrc) also their derivatives on arrays against mpmath, their poles
+and edges, the shape and order arguments refused by name, and scipy.stats' distribution
+functions computed through them."""
 import math
 import subprocess
 import sys
@@ -275,6 +276,23 @@ NEW = {
               lambda t: mpmath.quad(lambda u: (1 + u * u / 3) ** -2, [-mpmath.inf, t])
               * mpmath.gamma(2) / (mpmath.sqrt(3 * mpmath.pi) * mpmath.gamma(1.5))),
     "pdtr": (sc.pdtr, (3,), [0.4, 1.3, 6.0], lambda m: _mp_pdtr(3, m)),
+    # the Pochhammer symbol in z (through the poles z = −n of Γ: r = 0 there, the derivative
+    # Γ(z + m)(−1)ⁿ n!) and in m
+    "poch z": (lambda z: sc.poch(z, 1.5), (), [2.5, 0.3, -2.0, -1.3, -3.0],
+               lambda z: mpmath.gamma(z + 1.5) * mpmath.rgamma(z)),
+    "poch m": (lambda m: sc.poch(0.7, m), (), [0.5, 1.6, -0.3, 4.2],
+               lambda m: mpmath.gamma(0.7 + m) * mpmath.rgamma(0.7)),
+    "poch -z": (lambda m: sc.poch(-1.5, m), (), [0.8, 2.2, -0.7],
+                lambda m: mpmath.gamma(-1.5 + m) * mpmath.rgamma(-1.5)),
+    "pdtrc": (sc.pdtrc, (3,), [0.4, 1.3, 6.0], lambda m: 1 - _mp_pdtr(3, m)),
+    "pdtrc 0": (sc.pdtrc, (0.5,), [0.4, 1.3, 6.0], lambda m: 1 - _mp_pdtr(0, m)),
+    "betaincc": (sc.betaincc, (2.5, 1.5), [0.05, 0.3, 0.9],
+                 lambda x: mpmath.betainc(2.5, 1.5, x, 1, regularized=True)),
+    "chdtr": (sc.chdtr, (3.0,), [0.3, 1.3, 7.0],
+              lambda x: mpmath.quad(lambda u: mpmath.sqrt(u) * mpmath.exp(-u / 2), [0, x])
+              / (2 ** 1.5 * mpmath.gamma(1.5))),
+    "chdtrc": (sc.chdtrc, (1.2,), [0.3, 1.3, 7.0],
+               lambda x: mpmath.gammainc(0.6, x / 2, mpmath.inf, regularized=True)),
 }
 
 
@@ -299,7 +317,8 @@ def test_new_functions_against_mpmath(name):
 
 
 @pytest.mark.parametrize("name", ["gamma", "rgamma", "j0", "y1", "jn", "ive", "gammainc",
-                                  "betainc", "stdtr", "pdtr"])
+                                  "betainc", "stdtr", "pdtr", "poch z", "poch m", "pdtrc",
+                                  "betaincc", "chdtr", "chdtrc"])
 def test_new_functions_nested_to_order_two(name):
     ufunc, fixed, points, _ = NEW[name]
     x = np.array(points)
@@ -323,6 +342,40 @@ def test_rgamma_at_the_poles_of_gamma():
         for got in (D(D(ad.rgamma))(x), R(D(ad.rgamma))(x), D(R(ad.rgamma))(x)):
             close(got, d2, rel=1e-12)
         close(ad.derivatives(ad.rgamma, 3)(x), [0.0, want, d2, d3], rel=1e-12, floor=1e-13)
+
+
+def test_poch_at_the_poles_of_gamma():
+    """poch(z, m) = Γ(z + m)/Γ(z) through the poles of Γ, where scipy gives it a value: 0 at
+    z = −n (z + m not a pole; ∂z = Γ(z + m)(−1)ⁿ n!, ∂m = 0), the finite product z(z + 1)···
+    where both are poles (m an integer; ∂z = r·Σ 1/(z + j): poch(−3, 2) = z(z + 1), ∂z = 2z + 1
+    = −5, ∂²z = 2), and a product with a zero factor (poch(−1, 3) = z(z + 1)(z + 2): ∂z = −1);
+    in every mode, nested and as Taylor coefficients."""
+    D, R = ad.derivative, ad.gradient_r
+    for z, m, value, dz, dzz in ((-3.0, 2.0, 6.0, -5.0, 2.0), (-1.0, 3.0, 0.0, -1.0, 0.0),
+                                 (0.0, 1.0, 0.0, 1.0, 0.0), (-4.0, 3.0, -24.0, 26.0, -18.0)):
+        assert ad.poch(z, m) == sc.poch(z, m) == value
+        for op in (D, R):
+            close(op(lambda t: ad.poch(t, m))(z), dz, rel=1e-14)
+        close(R(lambda t: np.sum(sc.poch(t, m)))(np.array([z, z])), [dz, dz], rel=1e-14)
+        for got in (D(D(lambda t: ad.poch(t, m)))(z), R(D(lambda t: ad.poch(t, m)))(z),
+                    D(R(lambda t: ad.poch(t, m)))(z)):
+            close(got, dzz, rel=1e-13, floor=1.0)
+        close(ad.derivatives(lambda t: ad.poch(t, m), 3)(z)[:3], [value, dz, dzz], rel=1e-13,
+              floor=1.0)
+    # at z = −n with z + m not a pole: r = 0, ∂m = 0, ∂z and its Taylor coefficients mpmath's
+    with mpmath.workdps(30):
+        mf = lambda t: mpmath.gamma(t + 0.6) * mpmath.rgamma(t)                 # noqa: E731
+        want = [float(w) for w in mpmath.diffs(mf, -2, 4)]
+    close(ad.derivatives(lambda t: ad.poch(t, 0.6), 4)(-2.0), want, rel=1e-12, floor=1e-14)
+    assert D(lambda m: ad.poch(-2.0, m))(0.6) == 0.0 == R(lambda m: ad.poch(-2.0, m))(0.6)
+    # where z + m is a pole and z is not, poch is infinite (scipy's value) and so is ∂z
+    assert ad.poch(-1.5, 0.5) == np.inf and abs(D(lambda t: ad.poch(t, 0.5))(-1.5)) == np.inf
+    with mpmath.workdps(40):
+        z = mpmath.mpf("-2")
+        got = ad.derivatives(lambda t: ad.poch(t, mpmath.mpf("0.6")), 2)(z)
+        assert all(type(g) is type(z) for g in got)
+        close(got, list(mpmath.diffs(lambda t: mpmath.gamma(t + mpmath.mpf("0.6"))
+                                     * mpmath.rgamma(t), z, 2)), rel=mpmath.mpf(10) ** -35)
 
 
 def test_incomplete_gamma_and_poisson_at_zero():
@@ -353,6 +406,10 @@ def test_incomplete_beta_at_the_ends():
 
 
 FIXED_ARGUMENTS = [
+    ("chdtr", lambda v: sc.chdtr(v, 1.3), "v"),
+    ("chdtrc", lambda v: sc.chdtrc(v, 1.3), "v"),
+    ("betaincc", lambda a: sc.betaincc(a, 1.5, 0.3), "a"),
+    ("betaincc", lambda b: sc.betaincc(2.5, b, 0.3), "b"),
     ("gammainc", lambda a: sc.gammainc(a, 1.3), "a"),
     ("gammaincc", lambda a: sc.gammaincc(a, 1.3), "a"),
     ("stdtr", lambda df: sc.stdtr(df, 0.7), "df"),
@@ -384,7 +441,8 @@ def test_a_shape_argument_is_refused_by_name(name, f, argument, op):
 @pytest.mark.parametrize("name, f", [("jn", lambda n: sc.jn(n, 1.3)),
                                      ("yn", lambda n: sc.yn(n, 1.3)),
                                      ("ive", lambda v: sc.ive(v, 1.3)),
-                                     ("pdtr", lambda k: sc.pdtr(k, 1.3))])
+                                     ("pdtr", lambda k: sc.pdtr(k, 1.3)),
+                                     ("pdtrc", lambda k: sc.pdtrc(k, 1.3))])
 def test_an_order_is_refused_by_name(name, f):
     for op in (ad.derivative, ad.gradient_r):
         with pytest.raises(ad.NotDifferentiableError, match=f"dvlad.{name}: .*integer order"):
@@ -474,7 +532,20 @@ def test_new_values_at_poles_and_edges_follow_scipy():
              (ad.betainc, (2.0, 3.0, 1.0)), (ad.betainc, (0.0, 3.0, 0.5)),
              (ad.betainc, (2.0, 3.0, 1.5)), (ad.stdtr, (3.0, np.inf)), (ad.stdtr, (np.inf, 0.7)),
              (ad.stdtr, (-1.0, 0.7)), (ad.pdtr, (2.0, 0.0)), (ad.pdtr, (-1.0, 0.5)),
-             (ad.pdtr, (2.5, np.inf)), (ad.beta, (0.0, 1.0))]
+             (ad.pdtr, (2.5, np.inf)), (ad.beta, (0.0, 1.0)),
+             (ad.poch, (-2.0, 1.0)), (ad.poch, (-2.0, 0.5)), (ad.poch, (-3.0, 2.0)),
+             (ad.poch, (-1.0, 3.0)), (ad.poch, (1.0, -1.0)), (ad.poch, (-2.5, 0.5)),
+             (ad.poch, (np.inf, 1.0)), (ad.poch, (np.inf, -0.5)), (ad.poch, (-np.inf, 1.0)),
+             (ad.poch, (-np.inf, 2.0)), (ad.poch, (np.nan, 0.0)), (ad.poch, (2.0, np.inf)),
+             (ad.pdtrc, (2.0, 0.0)), (ad.pdtrc, (-1.0, 0.5)), (ad.pdtrc, (2.5, np.inf)),
+             (ad.pdtrc, (np.inf, 1.0)), (ad.betaincc, (2.0, 3.0, 0.0)),
+             (ad.betaincc, (2.0, 3.0, 1.0)), (ad.betaincc, (0.0, 3.0, 0.5)),
+             (ad.betaincc, (2.0, 0.0, 0.5)), (ad.betaincc, (2.0, 3.0, 1.5)),
+             (ad.betaincc, (np.inf, 1.0, 0.5)), (ad.betaincc, (1.0, np.inf, 0.5)),
+             (ad.betainc, (np.inf, 1.0, 0.5)), (ad.betainc, (1.0, np.inf, 0.5)),
+             (ad.chdtr, (3.0, 0.0)), (ad.chdtr, (3.0, -1.0)), (ad.chdtr, (0.0, 1.0)),
+             (ad.chdtr, (3.0, np.inf)), (ad.chdtr, (np.inf, 1.0)), (ad.chdtr, (0.0, 0.0)),
+             (ad.chdtrc, (3.0, 0.0)), (ad.chdtrc, (0.0, 1.0)), (ad.chdtrc, (3.0, np.inf))]
     for f, args in cases:
         want = getattr(sc, f.__name__)(*args)
         with np.errstate(all="ignore"):
@@ -513,12 +584,28 @@ CDFS = {
                     lambda m: -st.poisson.pmf([0, 1, 3], m)),
     "poisson.logcdf": (lambda m: st.poisson.logcdf([0, 2], m),
                        lambda m: -st.poisson.pmf([0, 2], m) / st.poisson.cdf([0, 2], m)),
+    # the survival functions (pdtrc, betaincc, gammaincc) and chi-square (chdtr, chdtrc)
+    "poisson.sf": (lambda m: st.poisson.sf([0, 1, 3], m),
+                   lambda m: st.poisson.pmf([0, 1, 3], m)),
+    "poisson.logsf": (lambda m: st.poisson.logsf([0, 2], m),
+                      lambda m: st.poisson.pmf([0, 2], m) / st.poisson.sf([0, 2], m)),
+    "beta.sf": (lambda x: st.beta.sf(x / 2, 2.5, 1.5),
+                lambda x: -st.beta.pdf(x / 2, 2.5, 1.5) / 2),
+    "beta.logsf": (lambda x: st.beta.logsf(x / 2, 2.5, 1.5),
+                   lambda x: -st.beta.pdf(x / 2, 2.5, 1.5) / 2 / st.beta.sf(x / 2, 2.5, 1.5)),
+    "chi2.cdf": (lambda x: st.chi2.cdf(x, 3.0), lambda x: st.chi2.pdf(x, 3.0)),
+    "chi2.sf loc scale": (lambda x: st.chi2.sf(x, 1.2, loc=-0.2, scale=0.7),
+                          lambda x: -st.chi2.pdf(x, 1.2, loc=-0.2, scale=0.7)),
+    "chi2.logcdf": (lambda x: st.chi2.logcdf(3 * x, 2.5),
+                    lambda x: 3 * st.chi2.pdf(3 * x, 2.5) / st.chi2.cdf(3 * x, 2.5)),
+    "chi2.logsf": (lambda x: st.chi2.logsf(3 * x, 2.5),
+                   lambda x: -3 * st.chi2.pdf(3 * x, 2.5) / st.chi2.sf(3 * x, 2.5)),
 }
 
 
 @pytest.mark.parametrize("name", list(CDFS))
 def test_scipy_stats_distribution_functions(name):
-    """t, gamma, beta and poisson cdfs (and sf, logcdf, logsf) in x (poisson: in μ) against
+    """t, gamma, beta, chi2 and poisson cdfs (and sf, logcdf, logsf) in x (poisson: in μ) against
     their densities, forward and reverse, nested to order 2; values are scipy's own."""
     f, density = CDFS[name]
     x = np.array([0.3, 0.9, 1.7])
@@ -540,7 +627,10 @@ def test_scipy_stats_cdfs_outside_the_support_and_their_errors():
     for f, out in ((lambda t: st.beta.cdf(t, 2.5, 1.5), [0, 1, 3, 4]),
                    (lambda t: st.gamma.cdf(t, 2.5), [0, 1]),
                    (lambda t: st.gamma.sf(t, 2.5), [0, 1]),
-                   (lambda t: st.gamma.logcdf(t, 2.5), [0, 1])):
+                   (lambda t: st.gamma.logcdf(t, 2.5), [0, 1]),
+                   (lambda t: st.beta.sf(t, 2.5, 1.5), [0, 1, 3, 4]),
+                   (lambda t: st.chi2.cdf(t, 2.5), [0, 1]),
+                   (lambda t: st.chi2.sf(t, 2.5), [0, 1])):
         for jacobian in (ad.jacobian_r, ad.jacobian_f):
             seen = []
             with np.errstate(divide="ignore", invalid="ignore"):   # (log 0 in lanes not taken)
@@ -548,17 +638,19 @@ def test_scipy_stats_cdfs_outside_the_support_and_their_errors():
                 assert np.array_equal(seen[0], f(x))
             assert np.all(J[~np.eye(5, dtype=bool)] == 0) and np.all(np.diag(J)[out] == 0)
             assert np.all(np.diag(J)[2] != 0)
-    seen = []
-    ad.gradient_r(lambda m: (seen.append(ad.primal(st.poisson.cdf([-1, 0, 2.5], m))),
-                             np.sum(st.poisson.cdf([-1, 0, 2.5], m)))[1])(1.3)
-    assert np.array_equal(seen[0], st.poisson.cdf([-1, 0, 2.5], 1.3))
+    for method in (st.poisson.cdf, st.poisson.sf, st.poisson.logsf):
+        seen = []
+        ad.gradient_r(lambda m: (seen.append(ad.primal(method([-1, 0, 2.5], m))),
+                                 np.sum(method([-1, 0, 2.5], m)))[1])(1.3)
+        assert np.array_equal(seen[0], method([-1, 0, 2.5], 1.3))
     for f, name in ((lambda a: st.gamma.cdf(1.3, a), "scipy.special.gammainc .*shape argument a"),
                     (lambda df: st.t.cdf(0.7, df), "scipy.special.stdtr .*shape argument df"),
                     (lambda b: st.beta.cdf(0.3, 2.5, b),
                      "scipy.special.betainc .*shape argument b"),
-                    (lambda m: st.poisson.sf(2, m), "scipy.special.pdtrc has no dvlad rule"),
-                    (lambda x: st.beta.sf(x, 2.5, 1.5),
-                     "scipy.special.betaincc has no dvlad rule")):
+                    (lambda b: st.beta.sf(0.3, 2.5, b),
+                     "scipy.special.betaincc .*shape argument b"),
+                    (lambda df: st.chi2.cdf(1.3, df), "scipy.special.chdtr .*shape argument v"),
+                    (lambda df: st.chi2.sf(1.3, df), "scipy.special.chdtrc .*shape argument v")):
         for op in (ad.derivative, ad.gradient_r):
             with pytest.raises(ad.NotDifferentiableError, match=name):
                 op(f)(0.4)
@@ -585,11 +677,13 @@ def test_scipy_stats_ppf_and_isf():
 
 
 def test_scipy_stats_functions_without_a_rule_name_it():
-    """scipy.stats computes some densities with private scipy ufuncs (beta.pdf: _beta_pdf) and
-    inverses with scipy.special's (t.ppf: stdtrit): the error names the ufunc and its module."""
+    """scipy.stats computes some densities with private scipy ufuncs (beta.pdf: _beta_pdf,
+    binom.pmf: _binom_pmf) and inverses with scipy.special's (t.ppf: stdtrit, chi2.ppf:
+    gammaincinv): the error names the ufunc and its module."""
     for f, name in ((lambda x: st.beta.pdf(x, 2.5, 1.5), "scipy.special._ufuncs._beta_pdf"),
+                    (lambda p: st.binom.pmf(2, 5, p), "scipy.special._ufuncs._binom_pmf"),
                     (lambda x: st.t.ppf(x, 3.0), "scipy.special.stdtrit"),
-                    (lambda x: st.chi2.cdf(x, 3.0), "scipy.special.chdtr")):
+                    (lambda x: st.chi2.ppf(x, 3.0), "scipy.special.gammaincinv")):
         for op in (ad.gradient_r, ad.gradient_f):
             with pytest.raises(ad.NotDifferentiableError, match=f"{name} has no dvlad rule"):
                 op(lambda t: np.sum(f(t)))(np.array([0.3, 0.6]))

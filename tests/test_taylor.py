@@ -27,7 +27,7 @@ from types import SimpleNamespace
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from mpmath import mp
 
@@ -63,9 +63,11 @@ def series_floor(want):
     """close's floor for [f, f′, …, f⁽ⁿ⁾]: order k relative to max(|want_k|, k!·s), where
     s = maxⱼ |want_j|/j! is the size of the Taylor series: a float tower carries absolute errors
     of that size in its coefficients, which k! scales (hypot(t, t) = √2·t has f⁽⁸⁾ = 0, and
-    rounding of ~1e-16 in c₈ is ~1e-11 in f⁽⁸⁾)."""
+    rounding of ~1e-16 in c₈ is ~1e-11 in f⁽⁸⁾).  Never below 1e-290: a series of subnormal
+    size has a few digits only (cube∘cube∘cube at 1e-14: f⁽⁴⁾ = 421200·x²³ = 4.2e-317, known to
+    five digits by any order of operations)."""
     s = max(abs(float(w)) / math.factorial(j) for j, w in enumerate(want))
-    return [math.factorial(k) * s for k in range(len(want))]
+    return [max(math.factorial(k) * s, 1e-290) for k in range(len(want))]
 
 
 @contextlib.contextmanager
@@ -129,6 +131,11 @@ MP = SimpleNamespace(
         0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2)),
     pdtr=lambda k, m: mpmath.gammainc(mpmath.floor(k) + 1, m, mpmath.inf, regularized=True),
     betainc=lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True),
+    poch=lambda z, m: mpmath.gamma(z + m) * mpmath.rgamma(z),
+    pdtrc=lambda k, m: mpmath.gammainc(mpmath.floor(k) + 1, 0, m, regularized=True),
+    betaincc=lambda a, b, x: mpmath.betainc(a, b, x, 1, regularized=True),
+    chdtr=lambda v, x: mpmath.gammainc(v / 2, 0, x / 2, regularized=True),
+    chdtrc=lambda v, x: mpmath.gammainc(v / 2, x / 2, mpmath.inf, regularized=True),
 )
 
 
@@ -155,19 +162,21 @@ BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", 
                  "fmin": ("0.7", "-1.3"), "copysign": ("1.3", "-0.7"), "beta": ("1.7", "2.4"),
                  "jn": ("2", "1.3"), "yn": ("2", "1.3"), "ive": ("2", "-1.3"),
                  "gammainc": ("2.5", "1.3"), "gammaincc": ("1", "0.8"), "stdtr": ("3", "0.7"),
-                 "pdtr": ("2", "1.3")}
+                 "pdtr": ("2", "1.3"), "poch": ("-1.5", "0.8"), "pdtrc": ("3", "2.2"),
+                 "chdtr": ("3", "1.3"), "chdtrc": ("1.2", "0.4")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
                "minimum": "0.7", "logaddexp": "0.7", "logaddexp2": "0.7", "xlogy": "1.9",
                "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None, "fmax": "0.7",
                "fmin": "0.7", "copysign": "1.3", "beta": "1.7", "jn": None, "yn": None,
-               "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None}
+               "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None,
+               "poch": "1.7", "pdtrc": None, "chdtr": None, "chdtrc": None}
 # rows whose first argument is an integer order (polygamma's n) or a shape argument
 # (gammainc's a): a series in the other only
 ORDER_ROWS = {r.name for r in TABLE if r.fixed}
 # rows of three arguments (betainc(a, b, x): the shapes a, b fixed): a series in the last
-TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3")}
+TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3"), "betaincc": ("0.7", "2.2", "0.6")}
 
 
 Case = namedtuple("Case", "id point build")
@@ -1243,6 +1252,7 @@ def chain(names, e, u):
     return e
 
 
+@example(["cube", "cube", "cube"], 1e-14)             # subnormal derivatives: series_floor
 @given(chains, coords)
 def test_property_derivatives_equal_nested_derivative(names, x):
     f = lambda t: chain(names, t, t)                                              # noqa: E731

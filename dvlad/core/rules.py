@@ -49,6 +49,7 @@ from . import kernels as K
 from . import recurrences as S
 from .base import INF, MPF, real_only
 from .number import ADNumber
+from . import distributions as D
 from . import special as X
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
@@ -469,6 +470,21 @@ TABLE = [
     Rule("beta", "beta(x, y)", ("r * (digamma(x) - digamma(x + y))", "r * (digamma(y) - digamma(x + y))"),
          lib=SP("beta", mpmath.beta, numpy_wrapper=X.weak_scalars), special=("beta",),
          points=(("1.7", "2.4"), ("0.6", "3.1"))),
+    # the Pochhammer symbol Γ(z + m)/Γ(z): ∂z = r·(ψ(z + m) − ψ(z)), ∂m = r·ψ(z + m).  Left of
+    # 1/2, ∂z is Γ(z + m)·(1/Γ)′(z) + r·ψ(z + m) with (1/Γ)′ by reflection as in rgamma's row:
+    # smooth through the poles z = −n of Γ, where r = 0 and ∂z = Γ(z + m)(−1)ⁿ n! (r·ψ(z) would
+    # be 0·inf).  Where z + m is a pole too (m an integer, r the finite product z(z + 1)...),
+    # ψ(z + m) − ψ(z) = ψ(1 − z − m) − ψ(1 − z) by reflection (the cotangents cancel).  The
+    # difference of ψ's loses ~log z / m of the digits at a large z (1e-11 relative at z = 5e3,
+    # m = 1/2: t.logpdf's poch(ν/2, 1/2) at ν = 1e4)
+    Rule("poch", "poch(x, y)", ("r * (digamma(x + y) - digamma(x)) if x > 0.5 else "
+                                "r * (digamma(1.0 - x - y) - digamma(1.0 - x)) "
+                                "if x + y <= 0.0 and x + y == floor(x + y) else "
+                                "r * digamma(x + y) + gamma(x + y) * gamma(1.0 - x) * "
+                                "(cos(pi(x) * x) - sin(pi(x) * x) * digamma(1.0 - x) / pi(x))",
+                                "r * digamma(x + y)"),
+         lib=SP("poch", X.mp_poch), special=("poch",),
+         points=(("2.5", "0.5"), ("0.7", "1.6"), ("-1.5", "0.8"), ("-2", "1.5"))),
     # Bessel functions of the first and second kind: J₀′ = −J₁, J_n′ = (J_(n−1) − J_(n+1))/2
     # (no division by x), the same for Y; scipy's jn is its jv, so a real order reaches jn too
     Rule("j0", "j0(x)", ("-j1(x)",), lib=SP("j0", X.mp_j0), special=("j0",),
@@ -497,12 +513,25 @@ TABLE = [
     # closed form: a is a shape argument, not differentiated (nor by autograd)
     Rule("gammainc", "gammainc(x, y)", ("no_derivative('gammainc', 'a', 'shape')",
                                         "exp(xlogy(like(y, x) - 1.0, y) - y - gammaln(like(y, x)))"),
-         lib=SP("gammainc", X.mp_gammainc, numpy_wrapper=X.weak_scalars), special=("gammainc",),
+         lib=SP("gammainc", D.mp_gammainc, numpy_wrapper=X.weak_scalars), special=("gammainc",),
          shapes=(0,), points=(("2.5", "1.3"), ("0.6", "0.4"), ("1", "0.8"))),
     Rule("gammaincc", "gammaincc(x, y)", ("no_derivative('gammaincc', 'a', 'shape')",
                                           "-exp(xlogy(like(y, x) - 1.0, y) - y - gammaln(like(y, x)))"),
-         lib=SP("gammaincc", X.mp_gammaincc, numpy_wrapper=X.weak_scalars), special=("gammaincc",),
+         lib=SP("gammaincc", D.mp_gammaincc, numpy_wrapper=X.weak_scalars), special=("gammaincc",),
          shapes=(0,), points=(("2.5", "1.3"), ("0.6", "0.4"), ("1", "0.8"))),
+    # the chi-square cdf and survival function P(v/2, x/2) and Q(v/2, x/2): ∂x = ± the density
+    # x^(v/2−1)e^(−x/2)/(2^(v/2) Γ(v/2)), as ½·exp((a − 1)·log(x/2) − x/2 − log Γ(a)), a = v/2;
+    # v (degrees of freedom) is a shape argument, as gammainc's a
+    Rule("chdtr", "chdtr(x, y)", ("no_derivative('chdtr', 'v', 'shape')",
+                                  "0.5 * exp(xlogy(0.5 * like(y, x) - 1.0, 0.5 * y) - 0.5 * y "
+                                  "- gammaln(0.5 * like(y, x)))"),
+         lib=SP("chdtr", D.mp_chdtr), special=("chdtr",), shapes=(0,),
+         points=(("3", "1.3"), ("1.2", "0.4"), ("2", "0.8"))),
+    Rule("chdtrc", "chdtrc(x, y)", ("no_derivative('chdtrc', 'v', 'shape')",
+                                    "-0.5 * exp(xlogy(0.5 * like(y, x) - 1.0, 0.5 * y) - 0.5 * y "
+                                    "- gammaln(0.5 * like(y, x)))"),
+         lib=SP("chdtrc", D.mp_chdtrc), special=("chdtrc",), shapes=(0,),
+         points=(("3", "1.3"), ("1.2", "0.4"), ("2", "0.8"))),
     # Student's t cdf in t: the density Γ((ν + 1)/2)/(Γ(ν/2)√(νπ))·(1 + t²/ν)^(−(ν+1)/2) =
     # (1 + t²/ν)^(−(ν+1)/2)/(√ν B(ν/2, 1/2)) (betaln: no difference of large log Γ's, which lost
     # 1e-5 of the density at ν = 1e10), the normal density for ν = inf; the ν-partial has no
@@ -511,12 +540,17 @@ TABLE = [
                                   "exp(-betaln(0.5 * like(y, x), 0.5) - (0.5 * like(y, x) + 0.5) "
                                   "* log1p(y * y / like(y, x))) / sqrt(like(y, x)) if x != INF "
                                   "else exp(-0.5 * (y * y)) / sqrt(2.0 * pi(y))"),
-         lib=SP("stdtr", X.mp_stdtr), special=("stdtr",), shapes=(0,),
+         lib=SP("stdtr", D.mp_stdtr), special=("stdtr",), shapes=(0,),
          points=(("3", "0.7"), ("2.5", "-1.4"))),
     # the Poisson cdf Q(⌊k⌋ + 1, m): ∂m = −m^⌊k⌋ e^(−m)/⌊k⌋!; k is a count (an order)
     Rule("pdtr", "pdtr(x, y)", ("no_derivative('pdtr', 'k')",
                                 "-exp(xlogy(floor(like(y, x)), y) - y - gammaln(floor(like(y, x)) + 1.0))"),
-         lib=SP("pdtr", X.mp_pdtr), special=("pdtr",), orders=(0,),
+         lib=SP("pdtr", D.mp_pdtr), special=("pdtr",), orders=(0,),
+         points=(("2", "1.3"), ("0", "0.6"), ("3.5", "2.2"))),
+    # the Poisson survival function P(⌊k⌋ + 1, m): ∂m = +m^⌊k⌋ e^(−m)/⌊k⌋!
+    Rule("pdtrc", "pdtrc(x, y)", ("no_derivative('pdtrc', 'k')",
+                                  "exp(xlogy(floor(like(y, x)), y) - y - gammaln(floor(like(y, x)) + 1.0))"),
+         lib=SP("pdtrc", D.mp_pdtrc), special=("pdtrc",), orders=(0,),
          points=(("2", "1.3"), ("0", "0.6"), ("3.5", "2.2"))),
     # ---- three arguments -----------------------------------------------------------------------
     # the regularized incomplete beta function I_x(a, b): ∂x = x^(a−1)(1 − x)^(b−1)/B(a, b), as
@@ -526,7 +560,14 @@ TABLE = [
                                          "no_derivative('betainc', 'b', 'shape')",
                                          "exp(xlogy(like(z, x) - 1.0, z) + xlog1py(like(z, y) - 1.0, -z) "
                                          "- betaln(like(z, x), like(z, y)))"),
-         lib=SP("betainc", X.mp_betainc), special=("betainc",), shapes=(0, 1),
+         lib=SP("betainc", D.mp_betainc), special=("betainc",), shapes=(0, 1),
+         points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
+    # its complement 1 − I_x(a, b) (scipy's betaincc, computed as the upper tail): −∂x of betainc
+    Rule("betaincc", "betaincc(x, y, z)", ("no_derivative('betaincc', 'a', 'shape')",
+                                           "no_derivative('betaincc', 'b', 'shape')",
+                                           "-exp(xlogy(like(z, x) - 1.0, z) + xlog1py(like(z, y) - 1.0, -z) "
+                                           "- betaln(like(z, x), like(z, y)))"),
+         lib=SP("betaincc", D.mp_betaincc), special=("betaincc",), shapes=(0, 1),
          points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
     # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
     Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),

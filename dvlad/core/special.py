@@ -6,7 +6,9 @@ float32, as scipy's loops keep it) and the floats that math has no function for;
 on the first call, not with dvlad.  Without it the floats come from mpmath at double precision
 and arrays from the float function element by element: slower, the same values to rounding.
 The mpf family is mpmath's own, at the working precision.  Values at poles and domain edges
-follow scipy (gammaln at a pole is +inf, logit(0) is -inf, erfinv(1) is +inf).
+follow scipy (gammaln at a pole is +inf, logit(0) is -inf, erfinv(1) is +inf).  The mpf family
+of the distribution functions (incomplete gamma and beta, the t, Poisson and chi-square cdfs and
+survival functions) is in :mod:`dvlad.core.distributions`.
 """
 import math
 
@@ -153,6 +155,20 @@ def mp_gamma(x):
     return mpmath.gamma(x)
 
 
+def mp_poch(z, m):
+    """The Pochhammer symbol Γ(z + m)/Γ(z) (mpmath's rising factorial), scipy's values: 1 for
+    m = 0 (z nan too), at z = ±inf the limits scipy gives (0, inf; −inf, −0 for m = ±1 at −inf;
+    else nan)."""
+    if m == 0:
+        return mpmath.mpf(1)
+    if z == mpmath.inf:
+        return mpmath.nan if m != m or abs(m) == mpmath.inf else mpmath.mpf(0) if m < 0 \
+            else mpmath.inf
+    if z == -mpmath.inf:
+        return -mpmath.inf if m == 1 else mpmath.mpf(0) if m == -1 else mpmath.nan
+    return mpmath.rf(z, m)
+
+
 def mp_gammasgn(x):
     """The sign of Γ(x): 1 for x ≥ 0, (−1)^⌈−x⌉ between the poles; nan at the poles x = −n
     and at −inf (an mpf has no −0, whose sign scipy gives as −1)."""
@@ -202,54 +218,6 @@ def mp_y1(x):
 
 def mp_ive(v, x):
     return mp_iv(v, x) * mpmath.exp(-abs(x))
-
-
-# the regularized incomplete gamma and beta functions and the distribution functions built on
-# them, with scipy's values at the edges (nan outside the domain, the limits at 0 and inf)
-
-def mp_gammainc(a, x):
-    if a != a or x != x or a < 0 or x < 0 or (a == 0 and x == 0):
-        return mpmath.nan
-    if x == 0 or a == mpmath.inf:
-        return mpmath.mpf(0)
-    return mpmath.mpf(1) if a == 0 else mpmath.gammainc(a, 0, x, regularized=True)
-
-
-def mp_gammaincc(a, x):
-    if a != a or x != x or a < 0 or x < 0 or (a == 0 and x == 0):
-        return mpmath.nan
-    if x == 0 or a == mpmath.inf:
-        return mpmath.mpf(1)
-    return mpmath.mpf(0) if a == 0 else mpmath.gammainc(a, x, mpmath.inf, regularized=True)
-
-
-def mp_betainc(a, b, x):
-    if not (0 <= x <= 1 and a >= 0 and b >= 0) or a == b == 0:
-        return mpmath.nan
-    if a == 0 or x == 1:
-        return mpmath.mpf(1)
-    if b == 0 or x == 0:
-        return mpmath.mpf(0)
-    return mpmath.betainc(a, b, 0, x, regularized=True)
-
-
-def mp_stdtr(df, t):
-    """Student's t cdf: ½ I_(df/(df + t²))(df/2, ½) below 0, one minus that above."""
-    if not df > 0 or t != t:
-        return mpmath.nan
-    if df == mpmath.inf:
-        return mpmath.ncdf(t)
-    if abs(t) == mpmath.inf:
-        return mpmath.mpf(t > 0)
-    tail = mpmath.betainc(df / 2, mpmath.mpf(1) / 2, 0, df / (df + t * t), regularized=True) / 2
-    return 1 - tail if t > 0 else tail
-
-
-def mp_pdtr(k, m):
-    """The Poisson cdf Σ_(j ≤ k) e^−m mʲ/j! = Q(⌊k⌋ + 1, m)."""
-    if not (k >= 0 and m >= 0):
-        return mpmath.nan
-    return mp_gammaincc(mpmath.floor(k) + 1, m)
 
 
 # ---- floats where math has the function (and dvlad's values at its domain edges) --------------
