@@ -366,9 +366,11 @@ TABLE = [
     # tanh′ = 1/cosh² x, not 1 − tanh² x, which is 0 once tanh rounds to ±1 (x ≥ 19.1; the true
     # value at 20 is 1.7e-17); the towers derive from it (the recurrence z′ = (1 − z²)·a′ cancels
     # the same way)
-    # tanh′ = 1 − tanh² near 0; away from it sech² x = (2e/(1 + e²))², e = exp(−|x|), which
-    # underflows gently (1/cosh² x overflowed inside for |x| > 355: nan second derivatives)
-    Rule("tanh", "tanh(x)", ("1.0 - r * r if abs(x) < 0.5 else "
+    # tanh′ = 1 − tanh² for |x| < 2, where its cancellation costs at most cosh² 2 ≈ 14 ulps (and
+    # an array of activations, mostly there, takes the cheap branch on every lane: see
+    # dvlad.core.vectorize); beyond, sech² x = (2e/(1 + e²))², e = exp(−|x|), which underflows
+    # gently (1/cosh² x overflowed inside for |x| > 355: nan second derivatives)
+    Rule("tanh", "tanh(x)", ("1.0 - r * r if abs(x) < 2.0 else "
                              "square(2.0 * exp(-abs(x)) / (1.0 + square(exp(-abs(x)))))",),
          lib=SAME, ufuncs=("tanh",),
          points=(("0.8",), ("-2.4",))),
