@@ -5,7 +5,8 @@ path; their results must agree bit for bit, except the Taylor towers' generated 
 which order their sums differently from the loops of dvlad/core/series.py: those agree within
 ``KERNEL_ULPS`` units in the last place.  (Programs are chosen to exercise each fast path: the
 generated float twins, nested forward mode over floats, the flat-list gradient shortcut, the
-sweep's unrolled step, Taylor kernels, pooled arrays and partials multiplied in place.)
+sweep's unrolled step, Taylor kernels, pooled arrays and partials multiplied in place, the
+elements of ``np.asarray(x)`` built layer by layer, conditional partials over mixed lanes.)
 """
 import json
 import math
@@ -47,6 +48,9 @@ out = {
     "hvp_np": ad.hvp(rosen_np, xs, vs).tolist(),
     "grad_np": ad.gradient_r(rosen_np)(xs).tolist(),
     "jacobian": ad.jacobian_r(lambda x: np.tanh(x) * x[::-1])(xs[:6]).tolist(),
+    "elements": [ad.hvp(lambda x: sum(e ** 3 * k for k, e in enumerate(
+                    np.asarray(x).view(np.ndarray).flat)), xs[:6].reshape(2, 3),
+                    vs[:6].reshape(2, 3), m).tolist() for m in ("fr", "rf", "rr", "ff")],
     "fixed_point": ad.derivative(lambda a: ad.fixed_point(lambda y: a * ad.cos(y), 0.0))(0.5),
     "mpf": str(ad.derivative(ad.derivative(ad.log2))(mpmath.mpf(3))),
     "towers": ad.derivatives(f, 8)(0.7),
