@@ -497,6 +497,31 @@ def test_mpf_in_mpf_out():
                   rel=mpmath.mpf(10) ** -45)
 
 
+MP_GRID = ("-2.5", "-1.01", "-0.5", "0", "0.5", "1.5", "3")
+
+
+@pytest.mark.parametrize("rule", [r for r in TABLE if r.lib is not None], ids=lambda r: r.name)
+def test_an_mpf_row_never_goes_complex(rule):
+    """mpf in, mpf out, or math's ValueError: mpmath goes complex outside a real domain
+    (xlog1py(0.01, −1.01) was an mpc, where the float gives 'math domain error'; the fuzzer)."""
+    import itertools
+    for args in itertools.product(MP_GRID, repeat=rule.arity):
+        try:
+            r = rule.base(*(mpmath.mpf(a) for a in args))
+        except (ValueError, ArithmeticError):
+            continue
+        assert not isinstance(r, mpmath.mpc), (rule.name, args, r)
+
+
+def test_xlogy_outside_its_real_domain_raises_as_log_does():
+    for y in (-1.01, mpmath.mpf("-1.01")):
+        with pytest.raises(ValueError, match="domain"):
+            ad.xlog1py(0.01, y)
+        with pytest.raises(ValueError, match="domain"):
+            ad.xlogy(0.5, y)
+    assert np.isnan(ad.xlog1py(0.01, np.float64(-1.01)))          # numpy's: nan, as scipy's
+
+
 def test_taylor_towers_through_scipy_ufuncs():
     """A scipy ufunc applied to a Taylor tower (a scalar) is the row's tower."""
     f = lambda t: sc.j1(t) * sc.gammainc(2.5, t) + sc.betainc(2.5, 1.5, t / 4.0)   # noqa: E731

@@ -19,6 +19,7 @@ import mpmath
 import numpy as np
 
 MPF = type(mpmath.mpf(1))
+MPC = type(mpmath.mpc(1))
 INF = math.inf
 NAN = math.nan
 
@@ -69,10 +70,24 @@ def real_only(f, what):
     return g
 
 
+def _never_complex(f, name):
+    """mpmath's f, with math's ValueError where mpmath would go complex (log1p(−2) is an mpc;
+    math raises 'math domain error'): every row's mpf family, whatever its function."""
+    def g(*args):
+        r = f(*args)
+        if type(r) is MPC:
+            raise ValueError(f"math domain error: {name}{tuple(args)!r} is not real")
+        return r
+    g.__name__ = name
+    return g
+
+
 def dispatch(name, arity, f_math, f_np, f_mp):
     """The base function of a row of the rule table: picks the family of its arguments (mpf
-    first, then numpy, then math), so that an mpf in gives an mpf out and a float32 stays a
-    float32.  A value that is not a real number is a TypeError naming the primitive."""
+    first, then numpy, then math), so that an mpf in gives an mpf out (never an mpc: outside a
+    real domain, math's ValueError) and a float32 stays a float32.  A value that is not a real
+    number is a TypeError naming the primitive."""
+    f_mp = _never_complex(f_mp, name)
     if arity == 1:
         def base(x):
             fam = family(x)
