@@ -293,8 +293,8 @@ _private = {}
 
 def private_copy(a):
     """A copy of the plain array ``a`` that only dvlad holds, or ``a`` itself if it already is
-    one or a view of one."""
-    b = a
+    one or a view of one (the reference path always copies)."""
+    b = None if REFERENCE else a
     while type(b) is np.ndarray:
         r = _private.get(id(b))
         if r is not None and r() is b:
