@@ -144,6 +144,27 @@ def test_without_scipy_the_values_come_from_mpmath(rule, monkeypatch):
     close(d, truth, rel=1e-13)
 
 
+def test_logaddexp_partials_without_scipy(monkeypatch):
+    """logaddexp's partials are expit(x − y), expit(y − x); without scipy expit's numpy family
+    is numpy's own (no per-element loop), exact at both tails, in the arrays' own float type."""
+    x = np.array([-800.0, -30.0, -1.0, 0.0, 2.5, 30.0, 800.0])
+    y = np.array([0.0, 1.0, 2.0, 0.0, 2.5, -4.0, 0.0])
+    def first_and_second(x):
+        d = ad.derivative(lambda b: ad.logaddexp(b, y))
+        return d(x), ad.derivative(d)(x)
+    with_scipy = first_and_second(x)
+    monkeypatch.setattr(special, "_SCIPY", [None])
+    without = first_and_second(x)
+    with np.errstate(over="ignore"):
+        s, t = 1.0 / (1.0 + np.exp(y - x)), 1.0 / (1.0 + np.exp(x - y))
+    close(without[0], s, rel=1e-15, floor=1e-300)
+    close(without[1], s * t, rel=1e-13, floor=1e-300)
+    close(without[1], with_scipy[1], rel=1e-15, floor=1e-300)
+    assert ad.derivative(lambda b: ad.logaddexp(b, np.float32(0.5)))(
+        np.ones(3, np.float32)).dtype == np.float32
+    assert special.expit_arrays(None)(x.astype(np.float32)).dtype == np.float32
+
+
 # ---- numpy's elementwise functions added with them (issue #17): cbrt, copysign, fmax, fmin ----
 
 def test_fmax_fmin_ignore_a_nan_argument_and_its_partial():

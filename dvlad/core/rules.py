@@ -297,9 +297,9 @@ TABLE = [
          lib=(math.copysign, np.copysign, _copysign_mp), ufuncs=("copysign",),
          points=(("1.3", "-0.7"), ("-0.6", "2.1"))),
     # ∂/∂x log(eˣ + eʸ) = eˣ⁻ʳ, written as the logistic function of x − y: exp(x − r) cancels in
-    # x − r (float32 second derivatives were 1e-6 off), this does not
-    Rule("logaddexp", "logaddexp(x, y)", (_LOGISTIC.format(a="x", b="y", exp="exp"),
-                                          _LOGISTIC.format(a="y", b="x", exp="exp")),
+    # x − r (float32 second derivatives were 1e-6 off), this does not; one ufunc without a branch
+    # (a branch on x ≥ y splits the lanes of an array, which costs a gather and a scatter)
+    Rule("logaddexp", "logaddexp(x, y)", ("expit(x - y)", "expit(y - x)"),
          lib=(_logaddexp_with(math.exp, math.log1p, _ln2), np.logaddexp,
               _logaddexp_with(mpmath.exp, mpmath.log1p, _ln2_mp)),
          ufuncs=("logaddexp",), points=P2 + (("2.5", "2.5"),)),
@@ -419,7 +419,7 @@ TABLE = [
          lib=SP("polygamma", X.mp_polygamma, numpy_wrapper=X.polygamma_arrays), orders=(0,),
          points=(("1", "2.3"), ("2", "0.7"))),
     # the logistic function: σ′ = σ(x)·σ(−x) (not r(1 − r), which cancels for large x)
-    Rule("expit", "expit(x)", ("r * expit(-x)",), lib=SP("expit", X.mp_expit, X.math_expit),
+    Rule("expit", "expit(x)", ("r * expit(-x)",), lib=SP("expit", X.mp_expit, X.math_expit, numpy_wrapper=X.expit_arrays),
          special=("expit",), points=(("0.7",), ("-3.1",))),
     Rule("logit", "logit(x)", ("1.0 / (x * (1.0 - x)) if x * (1.0 - x) else INF",),
          lib=SP("logit", X.mp_logit, X.math_logit), special=("logit",),

@@ -235,6 +235,17 @@ def math_expit(x):
     return e / (1.0 + e)
 
 
+def expit_arrays(scipy_function):
+    """expit's numpy family: scipy's ufunc, or without scipy numpy's own 1/(1 + e^−|x|) form
+    (logaddexp's partials use expit, and must not fall back to a per-element loop)."""
+    def logistic(x):
+        if scipy_special() is not None:
+            return scipy_function(x)
+        e = np.exp(-np.abs(x))
+        return np.where(np.asarray(x) >= 0, 1.0, e) / (1.0 + e)
+    return logistic
+
+
 def math_logit(x):
     if x == 0:
         return -INF
