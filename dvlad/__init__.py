@@ -121,6 +121,7 @@ from .core.tags import (
 from .numbers.tape import LinearMap, TapeCell
 from .numbers.tower import Tower
 from .operators.odeint import odeint
+from .operators.compile import Compiled, NotCompiledError, TraceLeakError, compile
 from .operators.testing import check_grads
 
 __version__ = "0.1.0"
@@ -130,7 +131,7 @@ __all__ = [
     "jacobian_f", "jacobian_r", "jvp", "primal", "vjp", "fixed_point", "root", "odeint",
     "value_and_gradient_r", "stop_gradient",
     "taylor", "derivatives", "nth_derivative", "directional_derivatives",
-    "primitive", "vector_primitive", "check_grads",
+    "primitive", "vector_primitive", "check_grads", "compile", "Compiled",
     "abs", "acos", "add", "asin", "atan", "atan2", "ceil", "cos", "cosh", "div", "exp", "expm1",
     "floor", "floordiv", "hypot", "int", "log", "log1p", "maximum", "minimum", "mod", "mul",
     "neg", "pow", "reciprocal", "round", "square",
@@ -144,7 +145,7 @@ __all__ = [
     "cbrt", "copysign", "fmax", "fmin", "sinc",
     "Bundle", "TapeCell", "Tower", "LinearMap", "arrays", "naive", "tape_graph", "tape_text",
     "DvladError", "NotDifferentiableError", "PerturbedConversionError", "AssignmentError", "TagOrderError",
-    "GraphvizMissingError", "FixedPointError", "IntegrationError", "StructureMismatchError", "ArgumentError",
+    "GraphvizMissingError", "NotCompiledError", "TraceLeakError", "FixedPointError", "IntegrationError", "StructureMismatchError", "ArgumentError",
 ]
 
 # scipy's plain-Python functions (logsumexp, softmax, scipy.stats densities) on dvlad numbers:

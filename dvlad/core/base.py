@@ -24,6 +24,9 @@ INF = math.inf
 NAN = math.nan
 
 MATH, NUMPY, MPMATH = "math", "numpy", "mpmath"
+# A fourth family: numbers that record what is done to them (dvlad.compiler's traced values).
+# Such a type names the family in ``_dvlad_family`` and computes a row with ``_dvlad_apply``.
+TRACED = "traced"
 
 
 def family(x):
@@ -40,7 +43,7 @@ def family(x):
         return NUMPY if x.dtype.kind in "fiub" else None
     if isinstance(x, numbers.Real):
         return MATH
-    return None
+    return getattr(t, "_dvlad_family", None)
 
 
 def promote(x, y, innermost):
@@ -88,6 +91,7 @@ def dispatch(name, arity, f_math, f_np, f_mp):
     real domain, math's ValueError) and a float32 stays a float32.  A value that is not a real
     number is a TypeError naming the primitive."""
     f_mp = _never_complex(f_mp, name)
+    fams = {MATH: f_math, NUMPY: f_np, MPMATH: f_mp}
     if arity == 1:
         def base(x):
             fam = family(x)
@@ -97,10 +101,16 @@ def dispatch(name, arity, f_math, f_np, f_mp):
                 return f_mp(x)
             if fam is NUMPY:
                 return f_np(x)
+            if fam is TRACED:
+                return x._dvlad_apply(name, fams, (x,))
             raise TypeError(f"dvlad.{name} takes a real number, got {type(x).__name__}: {x!r}")
     elif arity == 2:
         def base(x, y):
             fx, fy = family(x), family(y)
+            if fx is MATH and fy is MATH:
+                return f_math(x, y)
+            if fx is TRACED or fy is TRACED:
+                return (x if fx is TRACED else y)._dvlad_apply(name, fams, (x, y))
             if fx is None or fy is None:
                 bad = x if fx is None else y
                 raise TypeError(f"dvlad.{name} takes real numbers, got {type(bad).__name__}: "
@@ -113,6 +123,8 @@ def dispatch(name, arity, f_math, f_np, f_mp):
     else:
         def base(*args):
             families = [family(a) for a in args]
+            if TRACED in families:
+                return args[families.index(TRACED)]._dvlad_apply(name, fams, args)
             if None in families:
                 bad = args[families.index(None)]
                 raise TypeError(f"dvlad.{name} takes real numbers, got {type(bad).__name__}: "

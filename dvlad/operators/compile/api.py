@@ -1,0 +1,322 @@
+"""``dvlad.compile``: record a function once, replay it as straight-line code (notes/compile.md)."""
+import builtins
+import collections
+import functools
+import threading
+
+import numpy as np
+
+from ...core.base import MPF
+from ...core.number import ADNumber
+from ...core.tags import DvladError
+from ...numbers.tape import gc_paused
+from . import captures
+from .codegen import Miss, define, generate
+from .traced import Trace, TraceLeakError, Traced, Untraceable
+from .watch import Watch
+
+_FLOATS = (float, np.float64, np.float32, np.float16, np.longdouble)
+_STATIC = (int, bool, str, bytes, complex, type(None))
+
+
+class NotCompiledError(DvladError, RuntimeError):
+    """``source()`` of a compiled function that has no trace (not called yet, or run eagerly)."""
+
+
+class _Eager(Exception):
+    """This call's arguments are run eagerly (the message says why)."""
+
+
+def _kind(x, leaves, objects):
+    """The part of the cache key for argument x; its float leaves go to ``leaves`` (they become
+    traced inputs) and the other objects a trace would read to ``objects``."""
+    t = type(x)
+    if t in _FLOATS:
+        leaves.append(x)
+        return t
+    if t is MPF:
+        import mpmath
+        leaves.append(x)
+        return (MPF, mpmath.mp.prec)
+    if t in _STATIC:
+        return (t, x)
+    if t is tuple or t is list:
+        return (t, tuple(_kind(v, leaves, objects) for v in x))
+    if t is dict:
+        return (t, tuple((k, _kind(v, leaves, objects)) for k, v in x.items()))
+    if isinstance(x, (ADNumber, Traced)):
+        raise _Eager("called with dvlad numbers (inside an outer derivative, or inside another "
+                     "compiled function's trace): F runs eagerly, as part of the outer call")
+    if isinstance(x, np.ndarray):
+        raise _Eager("called with a numpy array: arrays run eagerly in this version of "
+                     "dvlad.compile (scalar code, tuples, lists and dicts of numbers are "
+                     "compiled)")
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        return (t, tuple(_kind(v, leaves, objects) for v in x))
+    objects.append(x)
+    return ("object", id(x))
+
+
+def _rebuild(x, values):
+    """x with its float leaves replaced, in order, by ``values`` (an iterator)."""
+    t = type(x)
+    if t in _FLOATS or t is MPF:
+        return next(values)
+    if t is tuple or t is list:
+        return t(_rebuild(v, values) for v in x)
+    if t is dict:
+        return {k: _rebuild(v, values) for k, v in x.items()}
+    if isinstance(x, tuple) and hasattr(t, "_fields"):
+        return t(*(_rebuild(v, values) for v in x))
+    return x
+
+
+def _concrete(out):
+    """The traced run's result with every traced value replaced by its number; raises
+    Untraceable where a traced value sits inside something else."""
+    t = type(out)
+    if t is Traced:
+        return out.value
+    if t is tuple or t is list:
+        return t(_concrete(v) for v in out)
+    if t is dict:
+        return {k: _concrete(v) for k, v in out.items()}
+    if isinstance(out, tuple) and hasattr(t, "_fields"):
+        return t(*(_concrete(v) for v in out))
+    if isinstance(out, (ADNumber, np.ndarray)) or callable(out):
+        raise Untraceable(f"F returned a {t.__name__}")
+    return out
+
+
+class Replay:
+    """One trace: its function (``run(values)`` returns F's result or raises :class:`Miss`),
+    its code, and the user's lines its guards stand for."""
+
+    __slots__ = ("run", "code", "wheres", "used", "made")
+
+    def __init__(self, run, code, wheres):
+        self.run, self.code, self.wheres = run, code, wheres
+        self.used, self.made = False, 1
+
+
+class _Unwatched:
+    """F's code reaches only plain code, data and pure libraries: its calls need no watch."""
+    effect = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _label(f):
+    name = getattr(f, "__qualname__", None)
+    if name is None and hasattr(f, "func"):
+        name = f"{_label(f.func)}(...)"
+    return name or type(f).__name__
+
+
+def code_of(replay):
+    return replay.code.entry_source()
+
+
+class Compiled:
+    """The traces of a compiled function, and the function itself (``entry``: what
+    :func:`compile` returns; its code is replaced by the newest trace of float arguments)."""
+
+    def __init__(self, f, max_traces=8, max_kinds=32):
+        self.f = f
+        self.max_traces, self.max_kinds = max_traces, max_kinds
+        self._kinds = collections.OrderedDict()  # key -> [Replay, ...] (most recent first)
+        self._eager = collections.OrderedDict()  # key -> why
+        self.label = _label(f)
+        self.ns = {"_call": self._call, "_eager": self._eager_call, "__builtins__": builtins}
+        self.entry = define("def entry(*args, **kwargs):\n    return _call(args, kwargs)\n",
+                            "entry", self.ns, self.label)
+        self._last = None
+        self._log = collections.deque(maxlen=20)
+        self.counts = collections.Counter()      # "traced", "eager": calls not replayed
+        self._lock = threading.RLock()
+        functools.update_wrapper(self.entry, f)
+        self.entry.source, self.entry.explain, self.entry.compiled = \
+            self.source, self.explain, self
+
+    # ---- calling --------------------------------------------------------------------------
+    def _eager_call(self, args, kwargs):
+        """F itself: an exception a replay raised is F's to raise, or not."""
+        return self.f(*args, **kwargs)
+
+    def _call(self, args, kwargs):
+        """The general path: the kind of the arguments, its traces, a new trace if none
+        answers.  (The entry function inlines the newest trace of float arguments.)"""
+        leaves, objects = [], []
+        try:
+            key = (tuple(_kind(a, leaves, objects) for a in args),
+                   tuple((k, _kind(v, leaves, objects)) for k, v in kwargs.items()))
+        except _Eager as e:
+            self._note(f"eager: {e}")
+            return self.f(*args, **kwargs)
+        if key in self._eager:
+            return self.f(*args, **kwargs)
+        for replay in self._kinds.get(key, ()):
+            try:
+                r = replay.run(leaves)
+            except Miss as miss:
+                self._miss(replay, miss)
+                continue
+            except Exception:           # eager F raises, or answers: that is the answer
+                return self.f(*args, **kwargs)
+            replay.used = True
+            return r
+        return self._trace(key, args, kwargs, leaves, objects)
+
+    def _miss(self, replay, miss):
+        where = "a captured value changed" if miss.index < 0 else \
+            f"the guard at {replay.wheres.get(miss.index, '?')}"
+        self._note(f"retrace: {where}")
+
+    def _trace(self, key, args, kwargs, leaves, objects):
+        with gc_paused():       # a trace holds every value it made: a collection would scan them
+            return self._trace_paused(key, args, kwargs, leaves, objects)
+
+    def _trace_paused(self, key, args, kwargs, leaves, objects):
+        try:
+            walk = captures.find(self.f, objects)
+        except captures.Refused as e:
+            return self._give_up(key, str(e), args, kwargs)
+        if walk.draws:
+            return self._give_up(key, f"F uses {walk.draws}", args, kwargs)
+        entries = walk.entries
+        trace = Trace()
+        inputs = [trace.value(x) for x in leaves]
+        values = iter(inputs)
+        targs = _rebuild(args, values)
+        tkwargs = _rebuild(kwargs, values)
+        rng = captures.global_rng_state()
+        failed = None
+        with (Watch() if walk.unknown else _Unwatched()) as watch:
+            try:
+                out = self.f(*targs, **tkwargs)
+            except TraceLeakError:
+                trace.done = True
+                raise
+            except Exception as e:          # F raises here, or the tracer cannot follow it
+                failed = e
+            finally:
+                trace.done = True
+        if failed is not None:
+            why = str(failed) if isinstance(failed, Untraceable) else \
+                f"tracing raised {type(failed).__name__}: {failed}"
+            result = self.f(*args, **kwargs)   # F's own answer (or its exception)
+            self._remember_eager(key, why)
+            return result
+        why = None
+        if watch.effect:
+            why = f"F calls {watch.effect}; a replay would skip it"
+        elif captures.global_rng_state() != rng:
+            why = "F draws from numpy's or Python's global random generator"
+        else:
+            changed = [e.label for e in entries if not e.holds()]
+            if changed:
+                why = f"F changes {changed[0]} (a replay would not)"
+        if why is None:
+            try:
+                code = generate(trace, inputs, out, entries, self.label, self.ns)
+            except Untraceable as e:
+                why = str(e)
+        if why is not None:
+            self._remember_eager(key, why)
+            try:
+                return _concrete(out)
+            except Untraceable:
+                return self.f(*args, **kwargs)
+        wheres = {k: op[-1] for k, op in enumerate(trace.ops) if op[0] != "op"}
+        replay = Replay(define(code.source(), "replay", self.ns, self.label), code, wheres)
+        self._store(key, replay)
+        result = _concrete(out)
+        trace.ops.clear()       # (its values refer to it: free them now, not at the next collection)
+        return result
+
+    def _give_up(self, key, why, args, kwargs):
+        self._remember_eager(key, why)
+        return self.f(*args, **kwargs)
+
+    def _remember_eager(self, key, why):
+        with self._lock:
+            self._eager[key] = why
+            while len(self._eager) > self.max_kinds:
+                self._eager.popitem(last=False)
+        self._note(f"eager: {why}")
+
+    def _store(self, key, replay):
+        with self._lock:
+            traces = list(self._kinds.pop(key, []))
+            made = 1 if any(r.used for r in traces) else 1 + max(
+                (r.made for r in traces), default=0)
+            replay.made = made
+            traces.insert(0, replay)
+            del traces[self.max_traces:]
+            self._kinds[key] = traces
+            while len(self._kinds) > self.max_kinds:
+                self._kinds.popitem(last=False)
+            self._last = replay
+            if not key[1] and all(t is float for t in key[0]):
+                self.entry.__code__ = define(code_of(replay), "entry", self.ns,
+                                             self.label).__code__
+        if made > 4 * self.max_traces:
+            self._remember_eager(key, f"traced {made} times without a replay answering: a guard "
+                                      f"fails on nearly every call")
+        self._note(f"traced: {replay.code.ops} operations")
+
+    def _note(self, s):
+        self._log.append(s)
+        self.counts[s.split(":")[0]] += 1
+
+    # ---- looking inside ---------------------------------------------------------------------
+    def source(self):
+        """The generated source of the most recent trace."""
+        if self._last is None:
+            raise NotCompiledError(
+                "no trace yet: " + (self.explain() if self._log else "call the function first"))
+        return self._last.code.source()
+
+    def explain(self):
+        """What happened on recent calls: traces made, replays given up (and which guard
+        failed), and why a kind of arguments runs eagerly."""
+        lines = [f"dvlad.compile({self.label}): "
+                 f"{sum(len(v) for v in self._kinds.values())} trace(s) kept"]
+        for why in self._eager.values():
+            lines.append(f"- runs eagerly: {why}")
+        lines += [f"- {s}" for s in self._log]
+        return "\n".join(lines)
+
+
+def compile(f, *, max_traces=8):
+    """F, recorded on its first call and replayed as straight-line code afterwards.
+
+    The first call with a new kind of arguments (their structure, the types of their numbers,
+    the values of their ints, strings and other static parts) runs F on traced numbers, which
+    record every operation dvlad performs on plain numbers (the forward arithmetic, the reverse
+    sweep, the iterations of a fixed point), and turns the record into Python source
+    (``c.source()``).  Later calls of that kind run the source while its guards hold: a
+    comparison, ``bool``, ``float``/``int`` conversion or exception that went one way while
+    tracing must go the same way again, and every number, array, function and container F
+    reads through closures, globals, default arguments and attributes must still be what it
+    was (a rebound or changed one makes a new trace).  A function keeps ``max_traces`` traces
+    per kind of arguments, the most recently used first.
+
+    F runs eagerly (correctly, and ``c.explain()`` says why) where a replay could not be
+    trusted: a call with dvlad numbers (inside an outer derivative) or arrays, a side effect
+    (printing, random numbers, a write into captured state), a value the tracer cannot follow.
+    An F that raises raises the same exception compiled.
+
+    >>> import dvlad
+    >>> c = dvlad.compile(dvlad.derivative(lambda x: x * dvlad.derivative(lambda y: x + y)(1.0)))
+    >>> c(1.0), c(2.0)
+    (1.0, 1.0)
+    >>> g = dvlad.compile(dvlad.gradient_r(lambda x, y: x * x * y))
+    >>> g(3.0, 2.0), g(1.0, 5.0)
+    (12.0, 10.0)
+    """
+    return Compiled(f, max_traces=max_traces).entry

@@ -1,0 +1,315 @@
+"""Straight-line Python from a trace: the replay of a compiled function.
+
+Each recorded operation becomes one line (``v7 = v3 * v5``, ``v8 = sin(v7)``), each guard an
+``if`` that gives up (``return _miss(k)``), each recorded exception a ``try`` that requires it
+again, each captured place a check at the top.  Operations whose value nothing reads, and that
+cannot raise, are left out.  Long runs of one repeated block (a loop of F, and its reverse
+sweep) are rolled back into a Python ``for`` over a list of values (:mod:`.reroll`), so source
+grows with the loop's body, not its trip count.  The source is registered with :mod:`linecache`
+under a name of its own, so tracebacks and ``inspect`` show it.
+"""
+import itertools
+import re
+import linecache
+import math
+import operator
+
+import numpy as np
+
+from .reroll import roll
+from .traced import Traced, Untraceable, _same_type, _is_integer
+
+INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+         operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lt: "<",
+         operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
+         operator.ne: "!="}
+PREFIX = {operator.neg: "-", operator.pos: "+"}
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+# cannot raise on numbers, so an unread result is left out
+PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.abs}
+_serial = itertools.count(1)
+
+
+class Miss(BaseException):
+    """What a replay raises when guard ``index`` fails (-1: a captured value changed).  Not an
+    Exception: an exception F raises is F's answer, this one only sends the call on."""
+
+    def __init__(self, index):
+        self.index = index
+
+
+class Names:
+    """The namespace of a compiled function's replays (all its traces share one): functions
+    and constants under readable names."""
+
+    def __init__(self, ns):
+        self.ns = ns
+        ns.setdefault("_miss", Miss)
+        ns.setdefault("_NO", NO)
+        ns.setdefault("_given", given)
+        ns.setdefault(abs.__name__, abs)
+        self.taken = ns.setdefault("_taken", {})
+
+    def bind(self, obj, hint):
+        key = (id(obj), type(obj))
+        if key in self.taken:
+            return self.taken[key]
+        hint = "".join(c if c.isalnum() or c == "_" else "_" for c in hint) or "k"
+        if hint[0].isdigit():
+            hint = "_" + hint
+        name, k = hint, 1
+        while name in self.ns:
+            k += 1
+            name = f"{hint}_{k}"
+        self.ns[name] = obj
+        self.taken[key] = name
+        self.ns.setdefault("_keep", []).append(obj)
+        return name
+
+    def const(self, c):
+        """A constant as source: a literal for a finite float, int or bool, else a name."""
+        t = type(c)
+        if t is bool or c is None or t is str:
+            return repr(c)
+        if t is int or (t is float and math.isfinite(c)):
+            s = repr(c)
+            return f"({s})" if s.startswith("-") else s
+        return self.bind(c, "k")
+
+
+def arg(a, names):
+    return f"v{a.ref}" if type(a) is Traced else names.const(a)
+
+
+def expression(fn, name, args, names, ref):
+    a = [ref(x, names) for x in args]
+    if fn in INFIX and len(a) == 2:
+        return f"{a[0]} {INFIX[fn]} {a[1]}"
+    if fn in PREFIX:
+        return f"{PREFIX[fn]}{a[0]}"
+    return f"{names.bind(fn, name)}({', '.join(a)})"
+
+
+def guard_test(op, index, names, ref):
+    """The condition under which guard ``op`` fails."""
+    _, name, fn, args, expected, _where = op
+    if fn in INFIX and len(args) == 2 and type(expected) is bool:
+        symbol = INFIX[fn] if not expected else NEGATED[INFIX[fn]]
+        return f"{ref(args[0], names)} {symbol} {ref(args[1], names)}"
+    call = expression(fn, name, args, names, ref)
+    if type(expected) is float and expected != expected:
+        return f"{call} == {call}"
+    return f"{call} != {names.const(expected)}"
+
+
+def out_name(ref):
+    return f"v{ref}"
+
+
+def statements(ops, names, ref=arg, target=out_name, indent="    "):
+    """Source lines for ``ops`` (op, guard and raises records, with their indices) at
+    ``indent``; ``ref`` spells an argument, ``target`` the value an op makes."""
+    out = []
+    for index, op in ops:
+        kind = op[0]
+        if kind == "op":
+            _, made, name, fn, args = op
+            out.append(f"{indent}{target(made)} = {expression(fn, name, args, names, ref)}")
+        elif kind == "guard":
+            out.append(f"{indent}if {guard_test(op, index, names, ref)}:")
+            out.append(f"{indent}    raise _miss({index})")
+        else:
+            _, name, fn, args, exc, _where = op
+            out.append(f"{indent}try:")
+            out.append(f"{indent}    {expression(fn, name, args, names, ref)}")
+            out.append(f"{indent}except {names.bind(exc, exc.__name__)}:")
+            out.append(f"{indent}    pass")
+            out.append(f"{indent}else:")
+            out.append(f"{indent}    raise _miss({index})")
+    return out
+
+
+def simplify(ops):
+    """([(index, op)], alias): each repeated computation (the same function of the same values) made
+    once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to the
+    value or constant that stands for it."""
+    alias, seen, kept = {}, {}, []
+
+    def resolve(a):
+        return alias.get(a.ref, a) if type(a) is Traced else a
+
+    for index, op in enumerate(ops):
+        kind = op[0]
+        if kind != "op":
+            kept.append((index, (kind, op[1], op[2], tuple(resolve(a) for a in op[3])) + op[4:]))
+            continue
+        _, out, name, fn, args = op
+        args = tuple(resolve(a) for a in args)
+        if fn is operator.mul and len(args) == 2:
+            for one, other in (args, args[::-1]):
+                if type(one) is float and one == 1.0 and type(other) is Traced and \
+                        isinstance(other.value, (float, np.floating)):
+                    alias[out] = other
+                    break
+            if out in alias:
+                continue
+        key = (fn,) + tuple(("v", a.ref) if type(a) is Traced else ("c", type(a), a)
+                            for a in args)
+        try:
+            same = seen.get(key)
+        except TypeError:               # an unhashable constant
+            same, key = None, None
+        if same is not None:
+            alias[out] = same
+            continue
+        stand_in = Traced(None, None, out)
+        if key is not None:
+            seen[key] = stand_in
+        kept.append((index, ("op", out, name, fn, args)))
+    return kept, alias
+
+
+def live(ops, outputs):
+    """The ops a replay must run: every guard and recorded exception, and every op whose value
+    is read (or that could raise)."""
+    needed = set(outputs)
+    kept = []
+    for index, op in reversed(ops):
+        if op[0] == "op" and op[1] not in needed and op[3] in PURE:
+            continue
+        kept.append((index, op))
+        for a in op[4] if op[0] == "op" else op[3]:
+            if type(a) is Traced:
+                needed.add(a.ref)
+    kept.reverse()
+    return kept
+
+
+def output_source(out, names, refs, alias, spell=None):
+    """F's result rebuilt from values and constants (tuples, lists, dicts, named tuples); the
+    values it reads go to ``refs``, and ``spell(value, names)`` spells them."""
+    t = type(out)
+    if t is Traced:
+        out = alias.get(out.ref, out)
+        if type(out) is not Traced:
+            return names.const(out)
+        refs.add(out.ref)
+        return spell(out, names) if spell else f"v{out.ref}"
+    if t in (int, float, bool, str, bytes, complex) or out is None or isinstance(out, np.generic):
+        return names.const(out)
+    if t is tuple:
+        inner = ", ".join(output_source(x, names, refs, alias, spell) for x in out)
+        return f"({inner},)" if len(out) == 1 else f"({inner})"
+    if t is list:
+        return "[" + ", ".join(output_source(x, names, refs, alias, spell) for x in out) + "]"
+    if t is dict:
+        return "{" + ", ".join(f"{output_source(k, names, set(), alias, spell)}: {output_source(v, names, refs, alias, spell)}"
+                               for k, v in out.items()) + "}"
+    if isinstance(out, tuple) and hasattr(t, "_fields"):
+        inner = ", ".join(output_source(x, names, refs, alias, spell) for x in out)
+        return f"{names.bind(t, t.__name__)}({inner})"
+    raise Untraceable(f"F returned a {t.__name__} (a replay rebuilds numbers, tuples, lists "
+                      f"and dicts)")
+
+
+def check_source(entries, names, indent="    "):
+    """The checks of captured places: identity first, the full comparison when needed."""
+    out = []
+    for e in entries:
+        ename = names.bind(e, "place")
+        kind, where, key = e.place
+        if kind == "cell" and e.copy is None:
+            read = f"{names.bind(where, 'cell')}.cell_contents"
+            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
+                       f"and not {ename}.holds():")
+        elif kind == "key" and type(where) is dict and e.copy is None:
+            read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
+            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
+                       f"and not {ename}.holds():")
+        else:
+            out.append(f"{indent}if not {ename}.holds():")
+        out.append(f"{indent}    raise _miss(-1)")
+    return out
+
+
+class Code:
+    """A trace's code: ``lines`` (checks and body, at one indent), the names of its inputs in
+    order, and the expression of its result; :meth:`function` makes it a function."""
+
+    def __init__(self, lines, inputs, result, label, ops):
+        self.lines, self.inputs, self.result, self.label = lines, inputs, result, label
+        self.ops = ops
+
+    def source(self):
+        src = ["def replay(values):",
+               f'    """The replay of {self.label}: {self.ops} operations recorded."""']
+        if len(self.inputs) <= 16:
+            if self.inputs:
+                src.append(f"    {', '.join(self.inputs)}, = values")
+        else:                   # many: those read one by one (rolled loops index ``values``)
+            text = "\n".join(self.lines) + self.result
+            used = sorted({int(m) for m in re.findall(r"\bv(\d+)\b", text)
+                           if int(m) < len(self.inputs)})
+            src += [f"    v{k} = values[{k}]" for k in used]
+        src += self.lines
+        src.append(f"    return {self.result}")
+        return "\n".join(src) + "\n"
+
+    def entry_source(self):
+        """The compiled function itself, this trace inlined for float arguments: its own
+        parameters (cheaper than unpacking ``*args``); any other call, a failed guard or an
+        exception goes to the general path, ``_call``."""
+        params = "".join(f"{v}=_NO, " for v in self.inputs)
+        given = f"({', '.join(self.inputs)},)" if self.inputs else "()"
+        floats = " and ".join(f"type({v}) is float" for v in self.inputs) or "True"
+        src = [f"def entry({params}*rest, **kwargs):",
+               f"    if not rest and not kwargs and {floats}:",
+               "        try:"]
+        src += ["        " + s for s in self.lines]
+        src += [f"            return {self.result}",
+                "        except _miss:",
+                "            pass",
+                "        except Exception:",
+                f"            return _eager({given}, kwargs)",
+                f"    return _call(_given({given}, rest), kwargs)"]
+        return "\n".join(src) + "\n"
+
+
+def given(named, rest):
+    """The positional arguments of a call of an entry: its parameters that were passed, then
+    the rest."""
+    named = tuple(v for v in named if v is not NO)
+    return named + rest if rest else named
+
+
+class _No:
+    def __repr__(self):
+        return "<no argument>"
+
+
+NO = _No()
+
+
+def define(source, name, ns, label):
+    """exec ``source`` in ``ns`` under a linecache file name of its own; its function ``name``."""
+    filename = f"<dvlad.compile {label} #{next(_serial)}>"
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, ns)
+    return ns.pop(name)
+
+
+def generate(trace, inputs, out, entries, label, ns):
+    """The :class:`Code` of a trace, its names bound in namespace ``ns``."""
+    names = Names(ns)
+    refs = set()
+    ops, alias = simplify(trace.ops)
+    output_source(out, names, refs, alias)
+    ops = live(ops, refs)
+    body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
+    result = output_source(out, names, set(), alias, spell)
+    lines = check_source(entries, names) + body
+    return Code(lines, [f"v{t.ref}" for t in inputs], result, label, len(trace.ops))
+
+
+__all__ = ["generate", "define", "Code", "Miss", "_same_type", "_is_integer"]

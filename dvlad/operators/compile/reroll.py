@@ -1,0 +1,236 @@
+"""Long runs of a repeated block of a trace, rolled back into a Python loop (see codegen).
+
+A loop of F leaves its body in the trace once per iteration, and the reverse sweep its partials
+once per iteration again, backwards.  Two copies of a block are the same computation when
+their operations agree (function, constants, guards' answers) and each value they read or make
+is a fixed distance further on in the trace: value ``r₀ + d·t`` in iteration t.  A run of at
+least ``MIN_REPS`` such copies covering ``MIN_OPS`` operations becomes ``for t in range(n):``.
+
+Inside a rolled loop, a value made and read in the same iteration is a local (``w3``); a value
+read from elsewhere (a later iteration, a later loop, the code after it) is kept in a list of
+its own, one per slot of the block (``s12_3[t]``); an argument's float is read from
+``values[r₀ + d·t]``.  A run whose values cannot be spelled so (it reads a varying value made
+by straight-line code) stays straight.
+"""
+import collections
+
+from .traced import Traced
+
+MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES = 4, 48, 600, 6
+
+
+def _signature(op):
+    kind = op[0]
+    args = op[4] if kind == "op" else op[3]
+    consts = tuple(None if type(a) is Traced else (type(a), a) for a in args)
+    if kind == "op":
+        return (kind, op[3], consts)
+    return (kind, op[2], consts, type(op[4]), op[4] if kind == "guard" else None)
+
+
+def _refs(op):
+    """The values an op makes and reads, in a fixed order (made first, for an op)."""
+    kind = op[0]
+    args = op[4] if kind == "op" else op[3]
+    reads = [a.ref for a in args if type(a) is Traced]
+    return ([op[1]] if kind == "op" else []) + reads
+
+
+def _period_at(ops, sigs, refs, pos, later):
+    """(period, reps, steps) of the longest run of repeats starting at ``pos``, or None."""
+    best = None
+    for q in later.get(pos, ())[:TRIES]:
+        p = q - pos
+        if pos + MIN_REPS * p > len(ops):
+            continue
+        steps = None
+        reps = 1
+        while pos + (reps + 1) * p <= len(ops):
+            a, b = pos + (reps - 1) * p, pos + reps * p
+            ok = True
+            d = []
+            for j in range(p):
+                if sigs[a + j] != sigs[b + j]:
+                    ok = False
+                    break
+                ra, rb = refs[a + j], refs[b + j]
+                d.append(tuple(y - x for x, y in zip(ra, rb)))
+            if not ok or (steps is not None and d != steps):
+                break
+            steps = d
+            reps += 1
+        if reps >= MIN_REPS and p * reps >= MIN_OPS and (best is None or p * reps > best[0] * best[1]):
+            best = (p, reps, steps)
+    return best
+
+
+def _runs(ops):
+    """Segments: ("line", position) or ("loop", start, period, reps, steps)."""
+    sigs = [_signature(op) for _, op in ops]
+    refs = [_refs(op) for _, op in ops]
+    where = collections.defaultdict(list)
+    later = {}
+    for pos in range(len(ops) - 1, -1, -1):       # the next few positions with the same op
+        lst = where[sigs[pos]]
+        later[pos] = [q for q in lst[-1:-TRIES - 1:-1] if q - pos <= MAX_PERIOD]
+        lst.append(pos)
+    out, pos = [], 0
+    while pos < len(ops):
+        run = _period_at(ops, sigs, refs, pos, later) if len(ops) - pos >= MIN_OPS else None
+        if run is None:
+            out.append(("line", pos))
+            pos += 1
+        else:
+            p, reps, steps = run
+            out.append(("loop", pos, p, reps, steps))
+            pos += p * reps
+    return out, refs
+
+
+def _plain(a, names):
+    return f"v{a.ref}" if type(a) is Traced else names.const(a)
+
+
+def roll(ops, names, statements, n_inputs, outputs=()):
+    """(lines, ref): source lines for ``ops`` (pairs (index, op)), long repeated runs rolled
+    into loops; ``ref`` spells a value for code after them (F's result, reading ``outputs``)."""
+    if len(ops) < MIN_OPS:
+        return statements(ops, names), _plain
+    segments, refs = _runs(ops)
+    if not any(s[0] == "loop" for s in segments):
+        return statements(ops, names), _plain
+    made = {}                     # ref -> ("line",) | ("loop", segment number, slot, t)
+    for k, seg in enumerate(segments):
+        if seg[0] == "line":
+            op = ops[seg[1]][1]
+            if op[0] == "op":
+                made[op[1]] = ("line",)
+        else:
+            _, start, p, reps, steps = seg
+            for j in range(p):
+                op = ops[start + j][1]
+                if op[0] == "op":
+                    for t in range(reps):
+                        made[op[1] + steps[j][0] * t] = ("loop", k, j, t)
+    kept = set()                  # (segment, slot) whose values are read outside their iteration
+    spell = {}                    # (segment, slot, n-th value read) -> its source in the loop
+    for k, seg in enumerate(segments):
+        if seg[0] == "loop" and not _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
+            segments[k] = ("straight",) + seg[1:]
+    for k, seg in enumerate(segments):
+        if seg[0] == "loop":
+            kept.update((src, slot) for src, slot in spell.pop(("kept", k), ()))
+            continue
+        positions = [seg[1]] if seg[0] == "line" else range(seg[1], seg[1] + seg[2] * seg[3])
+        for pos in positions:                      # straight-line code reading rolled values
+            for r in refs[pos][1 if ops[pos][1][0] == "op" else 0:]:
+                m = made.get(r)
+                if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
+                    kept.add((m[1], m[2]))
+    for r in outputs:
+        m = made.get(r)
+        if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
+            kept.add((m[1], m[2]))
+    outside = _outside(made, segments)
+    lines = []
+    for k, seg in enumerate(segments):
+        if seg[0] == "line":
+            lines += statements([ops[seg[1]]], names, ref=outside)
+        elif seg[0] == "straight":
+            _, start, p, reps, _ = seg
+            lines += statements(ops[start:start + p * reps], names, ref=outside)
+        else:
+            lines += _loop(k, seg, ops, refs, names, statements, kept, spell, outside)
+    return [f"    s{k}_{j} = [None] * {segments[k][3]}" for k, j in sorted(kept)] + lines, outside
+
+
+def _outside(made, segments):
+    """How straight-line code spells a value: a local, or a rolled loop's list item."""
+    def ref(a, names):
+        if type(a) is not Traced:
+            return names.const(a)
+        m = made.get(a.ref)
+        if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
+            return f"s{m[1]}_{m[2]}[{m[3]}]"
+        return f"v{a.ref}"
+    return ref
+
+
+def _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
+    """How loop k spells each value it reads; False if one cannot be spelled (stay straight)."""
+    _, start, p, reps, steps = seg
+    kept = spell.setdefault(("kept", k), [])
+    for j in range(p):
+        op = ops[start + j][1]
+        first = 1 if op[0] == "op" else 0
+        for i, (r0, d) in enumerate(zip(refs[start + j][first:], steps[j][first:])):
+            m0 = made.get(r0)
+            if d == 0:
+                if m0 is not None and m0[0] == "loop":
+                    if segments[m0[1]][0] != "loop" or m0[1] == k:
+                        return False
+                    spell[(k, j, i)] = f"s{m0[1]}_{m0[2]}[{m0[3]}]"
+                    kept.append((m0[1], m0[2]))
+                else:
+                    spell[(k, j, i)] = f"v{r0}"
+                continue
+            if 0 <= r0 < n_inputs and 0 <= r0 + d * (reps - 1) < n_inputs:
+                spell[(k, j, i)] = f"values[{_affine(r0, d)}]"
+                continue
+            m1 = made.get(r0 + d)
+            if m1 is not None and m1[0] == "loop" and m1[1] == k and m1[3] == 0 and \
+                    (m0 is None or m0[1:2] != (k,)) and made.get(r0 + 2 * d) == ("loop", k, m1[2], 1):
+                # carried: the previous iteration's value, the first time a value from before
+                name = f"c{j}_{i}"
+                spell[(k, j, i)] = name
+                spell.setdefault(("carry", k), []).append((name, r0, m1[2]))
+                if m0 is not None and m0[0] == "loop":
+                    if segments[m0[1]][0] != "loop":
+                        return False
+                    kept.append((m0[1], m0[2]))
+                continue
+            if m0 is None or m1 is None or m0[0] != "loop" or m1[0] != "loop" or \
+                    m0[1] != m1[1] or m0[2] != m1[2] or segments[m0[1]][0] != "loop":
+                return False
+            src, slot, dt = m0[1], m0[2], m1[3] - m0[3]
+            if src == k and m0[3] == 0 and dt == 1 and slot < j:
+                spell[(k, j, i)] = f"w{slot}"               # made earlier in this iteration
+                continue
+            spell[(k, j, i)] = f"s{src}_{slot}[{_affine(m0[3], dt)}]"
+            kept.append((src, slot))
+    return True
+
+
+def _affine(a, b):
+    if b == 0:
+        return str(a)
+    term = "t" if abs(b) == 1 else f"{abs(b)} * t"
+    if a == 0:
+        return term if b > 0 else f"-{term}"
+    return f"{a} + {term}" if b > 0 else f"{a} - {term}"
+
+
+def _loop(k, seg, ops, refs, names, statements, kept, spell, outside):
+    _, start, p, reps, steps = seg
+    lines = []
+    carried = spell.get(("carry", k), [])
+    for name, r0, _ in carried:
+        lines.append(f"    {name} = {outside(Traced(None, None, r0), names)}")
+    lines.append(f"    for t in range({reps}):")
+    for j in range(p):
+        index, op = ops[start + j]
+        reads = len(refs[start + j]) - (1 if op[0] == "op" else 0)
+        seen = []
+
+        def ref(a, names, j=j, seen=seen, reads=reads):
+            if type(a) is not Traced:
+                return names.const(a)
+            i = len(seen) % reads
+            seen.append(a)
+            return spell[(k, j, i)]
+        lines += statements([(index, op)], names, ref=ref, target=lambda r, j=j: f"w{j}",
+                            indent="        ")
+        if (k, j) in kept:
+            lines.append(f"        s{k}_{j}[t] = w{j}")
+    lines += [f"        {name} = w{slot}" for name, _, slot in carried]
+    return lines

@@ -1,0 +1,209 @@
+"""Traced numbers: base numbers that write down what is done to them.
+
+During the first call of a compiled function its float arguments are :class:`Traced` values.
+dvlad treats them as base numbers, like floats: tags, bundles, tape cells and the reverse sweep
+all run as usual, and every operation that reaches the numbers themselves (Python's operators,
+each rule-table row through :func:`dvlad.core.base.dispatch`'s fourth family) is computed on the
+concrete value *and* appended to the :class:`Trace`.  What the trace holds is therefore plain
+arithmetic on plain numbers, with no tags left in it: a replay cannot confuse perturbations.
+
+Every point where a traced value decides something (a comparison, ``bool``, ``float``/``int``
+/``index``, ``hash``, formatting) answers with the concrete value and records a **guard**: the
+replay checks it and gives up (the compiled function traces again) when it does not hold.  An
+operation that raised records that it must raise again.  Whatever the tracer cannot see (numpy
+asked to convert a traced value, an unknown operand) raises :class:`Untraceable`, and the first
+call runs eagerly instead.
+"""
+import math
+import operator
+import sys
+
+import numpy as np
+
+from ...core import base as B
+from ...core.tags import DvladError
+
+
+class TraceLeakError(DvladError, RuntimeError):
+    """A traced value was used after the trace that made it had ended (it escaped F)."""
+
+
+class Untraceable(Exception):
+    """Raised inside a trace when F does something the tracer cannot record; the compiled
+    function then runs F eagerly and ``explain()`` gives this message."""
+
+
+_PLAIN = (int, float, np.generic, B.MPF)
+_DVLAD = __file__.rsplit("/operators/", 1)[0]
+
+
+def where():
+    """file:line of the innermost frame outside dvlad (the user's line that decided a guard)."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith((_DVLAD, "<dvlad")):
+        f = f.f_back
+    return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "?"
+
+
+class Trace:
+    """The operations of one traced call, in order.
+
+    ``ops`` holds tuples (the replay's code is generated from them, :mod:`.codegen`):
+    ``("op", out, name, fn, args)``: value ``out`` = fn(*args);
+    ``("guard", name, fn, args, expected, where)``: fn(*args) == expected must hold again;
+    ``("raises", name, fn, args, exc_type, where)``: fn(*args) raised exc_type, and must again.
+    ``args`` hold :class:`Traced` values (of this trace) and constants.
+    """
+
+    def __init__(self):
+        self.ops = []
+        self.count = 0
+        self.done = False
+
+    def value(self, v):
+        t = Traced(v, self, self.count)
+        self.count += 1
+        return t
+
+
+def _value(a, trace):
+    if type(a) is Traced:
+        if a.trace is not trace:
+            raise TraceLeakError(
+                f"a traced value (v{a.ref}) from another compiled call met this one: a value "
+                f"that escaped from F (stored in a global, an attribute, a list) was used later. "
+                f"Return values from F instead of storing them.")
+        return a.value
+    return a
+
+
+class Traced:
+    """A base number that records (see the module docstring).  ``value`` is the concrete
+    number of the call being traced, ``ref`` its name in the trace."""
+
+    __slots__ = ("value", "trace", "ref")
+    _dvlad_family = B.TRACED
+    ndim, shape, size = 0, (), 1
+    __array_ufunc__ = None          # numpy's binary operators defer to ours; ufuncs refuse
+
+    def __init__(self, value, trace, ref):
+        self.value, self.trace, self.ref = value, trace, ref
+
+    def _check(self):
+        if self.trace.done:
+            raise TraceLeakError(
+                f"a traced value (v{self.ref}) was used after its compiled call ended: it "
+                f"escaped from F (stored in a global, an attribute, a list).  Return values "
+                f"from F instead of storing them.")
+
+    def _record(self, name, fn, args):
+        """out = fn(*args), recorded; NotImplemented for an operand that is not a base number
+        (a dvlad number: its own operator runs instead, with this value as a constant)."""
+        self._check()
+        for a in args:
+            if type(a) is not Traced and not isinstance(a, _PLAIN):
+                return NotImplemented
+        trace = self.trace
+        try:
+            r = fn(*[_value(a, trace) for a in args])
+        except TraceLeakError:
+            raise
+        except Exception as e:
+            trace.ops.append(("raises", name, fn, args, type(e), where()))
+            raise
+        if not isinstance(r, _PLAIN):
+            raise Untraceable(f"{name} gave a {type(r).__name__}, not a number")
+        out = trace.value(r)
+        trace.ops.append(("op", out.ref, name, fn, args))
+        return out
+
+    def _decide(self, name, fn, args):
+        """fn(*args) on the concrete values, recorded as a guard."""
+        self._check()
+        for a in args:
+            if type(a) is not Traced and a is not None and not isinstance(a, _PLAIN):
+                return NotImplemented
+        trace = self.trace
+        r = fn(*[_value(a, trace) for a in args])
+        trace.ops.append(("guard", name, fn, args, r, where()))
+        return r
+
+    def _dvlad_apply(self, name, fams, args):
+        """A rule-table row on traced arguments (core.base.dispatch's fourth family): the base
+        function of the concrete values' family, recorded."""
+        self._check()
+        values = [_value(a, self.trace) for a in args]
+        families = [B.family(v) for v in values]
+        family = (B.MPMATH if B.MPMATH in families else B.NUMPY if B.NUMPY in families
+                  else B.MATH)
+        return self._record(name, fams[family], args)
+
+    # ---- what numpy and Python ask of a number ---------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        raise Untraceable("numpy was asked to make an array of a traced value (arrays are run "
+                          "eagerly in this version of dvlad.compile)")
+
+    def __repr__(self):
+        return f"Traced(v{self.ref}={self.value!r})"
+
+    def __format__(self, spec):
+        return format(self._decide("float", _same_type, (self,)), spec)
+
+    def __str__(self):
+        return str(self._decide("float", _same_type, (self,)))
+
+    def __round__(self, n=None):
+        return self._decide(round.__name__, round, (self, n))
+
+    @property
+    def dtype(self):
+        """A numpy scalar's dtype (a Python float has none: AttributeError, as for the float)."""
+        return self.value.dtype
+
+    def conjugate(self):
+        return self
+
+    @property
+    def real(self):
+        return self
+
+    @property
+    def imag(self):
+        return 0.0
+
+    def is_integer(self):
+        return self._decide("is_integer", _is_integer, (self,))
+
+
+def _same_type(x):
+    return x
+
+
+def _is_integer(x):
+    return float(x).is_integer()
+
+
+def _install():
+    """Python's operators on traced values: each recorded as the operator module's function
+    (the replay spells it as the operator again)."""
+    for fn in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+               operator.mod, operator.pow):
+        name = fn.__name__
+        setattr(Traced, f"__{name}__", lambda s, o, fn=fn, name=name: s._record(name, fn, (s, o)))
+        setattr(Traced, f"__r{name}__",
+                lambda s, o, fn=fn, name=name: s._record(name, fn, (o, s)))
+    for fn in (operator.neg, operator.pos, operator.abs):
+        name = fn.__name__
+        setattr(Traced, f"__{name}__", lambda s, fn=fn, name=name: s._record(name, fn, (s,)))
+    for fn in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
+        name = fn.__name__
+        setattr(Traced, f"__{name}__", lambda s, o, fn=fn, name=name: s._decide(name, fn, (s, o)))
+    for fn in (bool, float, int, operator.index, hash, math.trunc, math.floor, math.ceil,
+               complex):
+        name = fn.__name__
+        setattr(Traced, f"__{name}__", lambda s, fn=fn, name=name: s._decide(name, fn, (s,)))
+    Traced.__divmod__ = lambda s, o: (s // o, s % o)
+    Traced.__rdivmod__ = lambda s, o: (o // s, o % s)
+
+
+_install()

@@ -1,0 +1,417 @@
+"""dvlad.compile (issue #18): a compiled function answers as F does, on every call.
+
+Every test compares compiled calls with F's own (eager) answer, exact to the bit: a replay runs
+the same base operations on the same numbers in the same order.  Values come from CASES.md or
+from F itself; what is checked is that compiling never changes them.
+"""
+import inspect
+import linecache
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import dvlad as ad
+
+
+def same(compiled, f, *args, **kwargs):
+    """The compiled answer is eager F's answer, the same bits (both may raise: the same type)."""
+    CALLS[id(compiled)] = CALLS.get(id(compiled), 0) + 1
+    try:
+        want = f(*args, **kwargs)
+    except Exception as e:                      # noqa: BLE001  (compared below)
+        with pytest.raises(type(e)):
+            compiled(*args, **kwargs)
+        return None
+    got = compiled(*args, **kwargs)
+    assert repr(got) == repr(want), (got, want)
+    assert type(got) is type(want)
+    return got
+
+
+CALLS = {}
+
+
+def replayed(c, calls=None):
+    """Whether some call of c was answered by a replay: fewer calls traced or run eagerly than
+    were made (``calls``, else those made through :func:`same`)."""
+    counts = c.compiled.counts
+    return counts["traced"] + counts["eager"] < (calls or CALLS.get(id(c), 0))
+
+
+def rosenbrock(x):
+    total = 0.0
+    for i in range(len(x) - 1):
+        a = x[i + 1] - x[i] * x[i]
+        b = 1.0 - x[i]
+        total = total + 100.0 * a * a + b * b
+    return total
+
+
+# ---- the confusion classics and nested operators (CASES.md) ---------------------------------
+
+def test_the_confusion_classic_compiled():
+    # d/dx [x · d/dy (x + y)] = d/dx [x · 1] = 1 at every x (a confused AD gives 2)
+    c = ad.compile(ad.derivative(lambda x: x * ad.derivative(lambda y: x + y)(1.0)))
+    assert [c(1.0), c(2.0), c(-3.5)] == [1.0, 1.0, 1.0]
+    # d/dx d/dy (x·y) = 1; and x·(d/dy x·y at y) = x², whose derivative is 2x
+    d = ad.compile(ad.derivative(lambda x: ad.derivative(lambda y: x * y)(2.0)))
+    assert [d(1.0), d(5.0)] == [1.0, 1.0]
+    e = ad.compile(ad.derivative(lambda x: x * ad.derivative(lambda y: x * y)(3.0)))
+    assert [e(1.0), e(5.0), e(-2.0)] == [2.0, 10.0, -4.0]
+
+
+def test_nested_operators_forward_and_reverse():
+    f = lambda x: ad.exp(ad.sin(x)) * x                               # noqa: E731
+    for F in (ad.derivative(ad.derivative(f)), ad.gradient_r(ad.derivative(f)),
+              ad.derivative(ad.gradient_r(f)), ad.gradient_r(ad.gradient_r(f))):
+        c = ad.compile(F)
+        for x in (0.7, -1.3, 2.0, 0.7):
+            same(c, F, x)
+        assert replayed(c), c.explain()
+
+
+def test_gradient_of_a_compiled_function_is_right():
+    f = lambda x, y: x * x * y + ad.sin(y)                            # noqa: E731
+    c = ad.compile(f)
+    c(1.0, 2.0)
+    g = ad.gradient_r(lambda v: c(v[0], v[1]))([3.0, 0.5])
+    assert g == ad.gradient_r(lambda v: f(v[0], v[1]))([3.0, 0.5]) == [3.0, 9.0 + math.cos(0.5)]
+    assert ad.derivative(lambda t: c(t, t))(0.5) == ad.derivative(lambda t: f(t, t))(0.5)
+    assert "runs eagerly" in c.explain() or "eager" in c.explain()
+
+
+def test_compile_inside_compile_is_inlined():
+    inner = ad.compile(ad.gradient_r(lambda x: x ** 3))
+    outer = ad.compile(lambda x: inner(x) * 2.0)
+    for x in (1.0, 2.0, -1.5):
+        assert outer(x) == 6.0 * x * x
+
+
+def test_hvp_and_hessian_of_lists():
+    F = lambda x: ad.hvp(rosenbrock, x, [1.0, 0.0, -1.0])             # noqa: E731
+    c = ad.compile(F)
+    for x in ([1.0, 2.0, 0.5], [0.1, -0.2, 0.3], [1.0, 2.0, 0.5]):
+        same(c, F, x)
+    assert replayed(c), c.explain()
+    H = ad.compile(ad.hessian(rosenbrock))
+    same(H, ad.hessian(rosenbrock), [1.0, 2.0, 0.5])
+
+
+def test_fixed_point_inside_a_compiled_gradient():
+    heron = lambda a: ad.fixed_point(lambda y: (y + a / y) / 2, 1.0)  # noqa: E731
+    for F in (ad.derivative(heron), ad.gradient_r(heron), ad.derivative(ad.derivative(heron))):
+        c = ad.compile(F)
+        for a in (4.0, 2.0, 9.0, 4.0, 1e6):
+            same(c, F, a)
+        assert replayed(c), c.explain()
+    assert ad.compile(ad.derivative(heron))(4.0) == 0.25                # CASES.md: 1/(2√a)
+
+
+# ---- arguments and results of every shape ----------------------------------------------------
+
+def test_tuples_lists_dicts_in_and_out():
+    def F(p, scale=2.0):
+        g = ad.gradient_r(lambda q: q["w"] * q["w"] * q["b"] + scale * q["b"])(p)
+        return {"grad": g, "pair": (g["w"], [g["b"], 1])}
+    c = ad.compile(F)
+    for p in ({"w": 1.0, "b": 2.0}, {"w": -3.0, "b": 0.5}, {"b": 0.5, "w": -3.0}):
+        same(c, F, p)
+    same(c, F, {"w": 1.0, "b": 2.0}, scale=5.0)
+    assert replayed(c), c.explain()
+    assert c({"w": 1.0, "b": 2.0}, 5.0) == F({"w": 1.0, "b": 2.0}, 5.0)
+
+
+def test_ints_and_strings_are_part_of_the_kind():
+    def F(x, n, how):
+        y = x
+        for _ in range(n):
+            y = y * x if how == "mul" else y + x
+        return ad.derivative(lambda t: t ** n)(x), y
+    c = ad.compile(F)
+    for args in ((2.0, 3, "mul"), (2.0, 4, "add"), (1.5, 3, "mul"), (2.0, 3, "add")):
+        same(c, F, *args)
+    assert replayed(c), c.explain()
+
+
+def test_numpy_float_scalars_keep_their_type():
+    F = ad.derivative(lambda x: x * x * x)
+    c = ad.compile(F)
+    for x in (np.float64(1.5), np.float32(2.0), 1.5, np.float32(3.0)):
+        got = same(c, F, x)
+        assert type(got) is type(F(x))
+
+
+def test_arrays_run_eagerly_and_say_so():
+    F = ad.gradient_r(lambda x: np.sum(x * x))
+    c = ad.compile(F)
+    x = np.array([1.0, 2.0])
+    assert c(x).tolist() == [2.0, 4.0]
+    assert "array" in c.explain()
+
+
+# ---- guards: branches, loop lengths, conversions ------------------------------------------
+
+def test_branches_called_alternately_down_both_paths():
+    def f(x):
+        return x * x if x > 1.0 else ad.sin(x)
+    F = ad.gradient_r(f)
+    c = ad.compile(F)
+    for x in (2.0, 0.5, 3.0, -0.5, 2.0, 0.5, 1.0, 1.0000001):
+        same(c, F, x)
+    assert replayed(c), c.explain()
+    assert len(c.compiled._kinds[next(iter(c.compiled._kinds))]) == 2
+
+
+def test_data_dependent_loop_length():
+    def f(x):
+        y, n = x, 0
+        while y < 100.0:
+            y = y * 1.5 + 1.0
+            n += 1
+        return y * n
+    F = ad.derivative(f)
+    c = ad.compile(F)
+    for x in (1.0, 50.0, 99.0, 1.0, 2.0, 150.0):
+        same(c, F, x)
+    assert replayed(c), c.explain()
+
+
+def test_conversions_to_int_and_float_are_guarded():
+    def f(x):
+        k = int(x)              # an index, from a traced value
+        table = [1.0, 2.0, 3.0, 4.0]
+        return x * table[k] + round(x)
+    c = ad.compile(f)
+    for x in (0.5, 1.5, 2.5, 0.25, 3.9):
+        same(c, f, x)
+    assert replayed(c), c.explain()
+    g = ad.compile(lambda x: x * float(x))      # float(x) is x's value: every new x traces
+    assert [g(2.0), g(3.0), g(2.0)] == [4.0, 9.0, 4.0]
+    assert g.compiled.counts["traced"] == 2
+
+
+def test_a_guard_that_fails_on_every_call_gives_up_and_runs_eagerly():
+    c = ad.compile(lambda x: x * 2.0 if float(x) > -1e300 else 0.0, max_traces=2)
+    values = [0.1 * k for k in range(1, 40)]
+    assert [c(x) for x in values] == [2.0 * x for x in values]
+    assert "runs eagerly" in c.explain()
+
+
+# ---- never stale: closures, globals, defaults, mutation ---------------------------------------
+
+SCALE = 3.0
+WEIGHTS = np.array([1.0, 2.0])
+COEFFS = [1.0, 2.0]
+
+
+def test_rebinding_a_closure_variable():
+    a = 2.0
+
+    def f(x):
+        return a * x * x
+    F = ad.derivative(f)
+    c = ad.compile(F)
+    assert c(1.0) == 4.0
+    a = 5.0
+    assert c(1.0) == 10.0 == F(1.0)
+    a = float("5.0")                             # an equal value: the trace still answers
+    assert c(2.0) == 20.0
+    assert replayed(c, 3), c.explain()
+
+
+def test_rebinding_a_global_and_mutating_captured_containers():
+    global SCALE
+    F = ad.derivative(lambda x: SCALE * x * WEIGHTS[1] * COEFFS[0])
+    c = ad.compile(F)
+    try:
+        assert c(1.0) == 6.0
+        SCALE = 4.0
+        assert c(1.0) == 8.0
+        WEIGHTS[1] = 10.0
+        assert c(1.0) == 40.0
+        COEFFS[0] = 0.5
+        assert c(1.0) == 20.0 == F(1.0)
+        assert c(2.0) == 20.0 and replayed(c, 5), c.explain()
+    finally:
+        SCALE = 3.0
+        WEIGHTS[1] = 2.0
+        COEFFS[0] = 1.0
+
+
+def test_default_arguments_and_attributes():
+    class Model:
+        def __init__(self):
+            self.k = 2.0
+
+        def energy(self, x):
+            return self.k * x * x
+
+    m = Model()
+    F = ad.gradient_r(m.energy)
+    c = ad.compile(F)
+    assert c(3.0) == 12.0
+    m.k = 1.0
+    assert c(3.0) == 6.0
+
+    def g(x, p=2.0):
+        return x ** p
+    G = ad.derivative(g)
+    c2 = ad.compile(G)
+    assert c2(3.0) == 6.0
+    g.__defaults__ = (3.0,)
+    assert c2(3.0) == 27.0 == G(3.0)
+
+
+def test_a_function_that_writes_into_captured_state_runs_eagerly():
+    log = []
+
+    def f(x):
+        log.append(1)
+        return x * x
+    c = ad.compile(ad.derivative(f))
+    assert [c(1.0), c(2.0), c(3.0)] == [2.0, 4.0, 6.0]
+    assert len(log) == 3
+    assert "changes" in c.explain()
+
+
+# ---- effects: what a replay would skip ---------------------------------------------------------
+
+def test_printing_runs_eagerly(capsys):
+    def f(x):
+        print("at")
+        return x * x
+    c = ad.compile(ad.derivative(f))
+    assert [c(1.0), c(2.0)] == [2.0, 4.0]
+    assert capsys.readouterr().out.count("at") == 2
+    assert "print" in c.explain()
+
+
+def test_random_numbers_run_eagerly():
+    rng = random.Random(0)
+    c = ad.compile(lambda x: x * rng.random())
+    a, b = c(1.0), c(1.0)
+    assert a != b
+    c2 = ad.compile(lambda x: x * np.random.rand())
+    assert c2(1.0) != c2(1.0)
+    assert "random" in c2.explain()
+
+
+def test_an_iterator_F_advances_runs_eagerly():
+    steps = iter(range(100))
+    c = ad.compile(lambda x: x * next(steps))
+    assert [c(1.0), c(1.0), c(1.0)] == [0.0, 1.0, 2.0]
+    assert "iterator" in c.explain()
+
+
+def test_a_traced_value_stored_outside_is_an_error_later():
+    kept = {}
+
+    def f(x):
+        kept["x"] = x
+        return x * 2.0
+    c = ad.compile(f)
+    assert c(1.0) == 2.0
+    with pytest.raises(ad.TraceLeakError):
+        kept["x"] + 1.0
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+def test_the_same_exception_type_compiled():
+    F = ad.derivative(lambda x: ad.log(x) * 1.0 / (x - 2.0))
+    c = ad.compile(F)
+    same(c, F, 1.0)
+    for x in (2.0, -1.0, 3.0, 2.0):
+        same(c, F, x)
+    g = ad.compile(lambda x: 1.0 / x)
+    assert g(2.0) == 0.5
+    with pytest.raises(ZeroDivisionError):
+        g(0.0)
+
+
+def test_an_exception_caught_inside_F_is_a_guard():
+    def f(x):
+        try:
+            return 1.0 / (x - 1.0)
+        except ZeroDivisionError:
+            return 0.0
+    c = ad.compile(f)
+    for x in (1.0, 2.0, 1.0, 3.0):
+        same(c, f, x)
+    assert replayed(c), c.explain()
+
+
+def test_source_before_a_trace_is_a_named_error():
+    c = ad.compile(lambda x: x)
+    with pytest.raises(ad.NotCompiledError):
+        c.source()
+
+
+# ---- the generated code -------------------------------------------------------------------
+
+def test_source_is_valid_python_registered_with_linecache():
+    c = ad.compile(ad.gradient_r(lambda v: v[0] * ad.sin(v[1])))
+    c([1.0, 2.0])
+    src = c.source()
+    compile(src, "<check>", "exec")
+    assert "sin(" in src and "cos(" in src
+    fn = c.compiled._last.run
+    assert inspect.getsource(fn) == src
+    assert linecache.getlines(fn.__code__.co_filename)
+
+
+def test_long_loops_are_rolled():
+    c = ad.compile(ad.gradient_r(rosenbrock))
+    for n in (10, 3000):
+        x = [0.5 + 0.01 * k for k in range(n)]
+        same(c, ad.gradient_r(rosenbrock), x)
+    assert len(c.source()) < 40_000                  # 60 000 operations recorded
+    assert "for t in range(" in c.source()
+
+
+def test_repeated_calls_with_new_arguments_rosenbrock():
+    F = ad.gradient_r(rosenbrock)
+    c = ad.compile(F)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        same(c, F, rng.standard_normal(60).tolist())
+    assert replayed(c), c.explain()
+
+
+# ---- the property: random programs with branches agree compiled and eager --------------------
+
+OPS = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b,
+       lambda a, b: ad.sin(a) * b, lambda a, b: ad.exp(-a * a) + b,
+       lambda a, b: a if a > b else b * 0.5, lambda a, b: ad.sqrt(a * a + 1.0) * b]
+
+
+@st.composite
+def programs(draw):
+    steps = draw(st.lists(st.tuples(st.integers(0, len(OPS) - 1), st.integers(0, 8),
+                                    st.integers(0, 8)), min_size=1, max_size=8))
+
+    def f(x, y):
+        vals = [x, y]
+        for op, i, j in steps:
+            vals.append(OPS[op](vals[i % len(vals)], vals[j % len(vals)]))
+        return vals[-1]
+    return f
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs(), st.lists(st.tuples(st.floats(-2, 2), st.floats(-2, 2)), min_size=2,
+                            max_size=5),
+       st.sampled_from(["f", "r", "fr", "rr"]))
+def test_random_programs_agree_compiled_and_eager(f, points, how):
+    F = {"f": lambda x, y: ad.derivative(lambda t: f(t, y))(x),
+         "r": lambda x, y: ad.gradient_r(lambda v: f(v[0], v[1]))([x, y]),
+         "fr": lambda x, y: ad.derivative(ad.gradient_r(lambda t: f(t, y)))(x),
+         "rr": lambda x, y: ad.gradient_r(lambda v: ad.gradient_r(lambda t: f(t, v[1]))(v[0]))(
+             [x, y])}[how]
+    c = ad.compile(F)
+    for x, y in points + points[:1]:
+        same(c, F, x, y)
+    assert replayed(c) or "runs eagerly" in c.explain(), c.explain()
