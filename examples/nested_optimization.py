@@ -181,14 +181,15 @@ def saddle_f(x1, y1, x2, y2):
     return (x1 * x1 + y1 * y1) - (x2 * x2 + y2 * y2)
 
 
-def saddle(system, mode):
-    """((x1*, y1*), (x2*, y2*)), the saddle point of saddle_f; mode = outer + inner gradient mode.
+def saddle(system, mode, start=(1.0, 1.0)):
+    """((x1*, y1*), (x2*, y2*)), the saddle point of saddle_f; mode = outer + inner gradient mode;
+    both players start from ``start``.
 
     >>> saddle(DVLAD, "RR")[0][0]          # doctest: +SKIP
     8.246324826140356e-06
     """
     outer, inner = _check_mode(mode)
-    start = [1.0, 1.0]
+    start = list(start)
 
     def max_over_player_2(p1):
         return multivariate_max(system, inner, lambda p2: saddle_f(p1[0], p1[1], p2[0], p2[1]),
@@ -249,15 +250,15 @@ def naive_euler(system, inner, w):
             return x_t_f[0] * x_t_f[0]
 
 
-def particle(system, mode):
-    """w*, the charge offset that lands the particle at x = 0: outer gradient mode[0] over w,
-    inner mode[1] for ∇p.
+def particle(system, mode, w0=0.0):
+    """w*, the charge offset that lands the particle at x = 0: outer gradient mode[0] over w
+    (from w0), inner mode[1] for ∇p.
 
     >>> particle(DVLAD, "FF")              # doctest: +SKIP
     0.20719187464861175
     """
     outer, inner = _check_mode(mode)
-    [w] = multivariate_argmin(system, outer, lambda ws: naive_euler(system, inner, ws[0]), [0.0])
+    [w] = multivariate_argmin(system, outer, lambda ws: naive_euler(system, inner, ws[0]), [w0])
     return float(w)
 
 
