@@ -124,6 +124,20 @@ def test_tuples_lists_dicts_in_and_out():
     assert c({"w": 1.0, "b": 2.0}, 5.0) == F({"w": 1.0, "b": 2.0}, 5.0)
 
 
+def test_every_call_F_takes_the_compiled_function_takes():
+    def F(x, y=2.0, *more, scale=1.0):
+        return ad.derivative(lambda t: t * y * scale)(x) + sum(more)
+    c = ad.compile(F)
+    for args, kwargs in [((1.0,), {}), ((1.0, 3.0), {}), ((1.0,), {"y": 4.0}),
+                         ((1.0, 3.0, 1.0, 2.0), {}), ((2.0,), {"scale": 5.0}), ((1.0,), {})]:
+        same(c, F, *args, **kwargs)
+    g = ad.compile(ad.derivative(lambda x: x * x))       # its signature: (x, *rest)
+    assert [g(3.0), g(x=3.0), g(2.0)] == [6.0, 6.0, 4.0]
+    with pytest.raises(TypeError):
+        g()
+    assert str(inspect.signature(g)) == str(inspect.signature(ad.derivative(lambda x: x)))
+
+
 def test_ints_and_strings_are_part_of_the_kind():
     def F(x, n, how):
         y = x
@@ -241,6 +255,24 @@ def test_rebinding_a_global_and_mutating_captured_containers():
         COEFFS[0] = 1.0
 
 
+def test_mutating_a_captured_array_in_place():
+    w = np.array([1.0, 2.0, 3.0])
+    table = [np.array([0.5]), 2.0]
+
+    def f(x):
+        return w[0] * x * x + w[2] * x * table[0][0] * table[1]
+    F = ad.derivative(f)
+    c = ad.compile(F)
+    assert c(1.0) == F(1.0) == 2.0 + 3.0
+    w[2] = 10.0                                  # the same array, written in place
+    assert c(1.0) == F(1.0) == 2.0 + 10.0
+    table[0][0] = 1.0                            # an array inside a captured list
+    assert c(1.0) == F(1.0) == 2.0 + 20.0
+    table[1] = 3.0                               # a list item rebound
+    assert c(1.0) == F(1.0) == 2.0 + 30.0
+    assert c(2.0) == F(2.0) and replayed(c, 5), c.explain()
+
+
 def test_default_arguments_and_attributes():
     class Model:
         def __init__(self):
@@ -332,6 +364,14 @@ def test_the_same_exception_type_compiled():
         g(0.0)
 
 
+def test_signed_zero_constants_stay_apart():
+    c = ad.compile(lambda x: (x * 0.0, x * -0.0, 1.0 / (x * 0.0 + 1e-300) if x else 0.0))
+    for x in (2.0, -3.0):
+        got = c(x)
+        assert [math.copysign(1.0, v) for v in got[:2]] == [math.copysign(1.0, x * 0.0),
+                                                             math.copysign(1.0, x * -0.0)]
+
+
 def test_an_exception_caught_inside_F_is_a_guard():
     def f(x):
         try:
@@ -415,3 +455,18 @@ def test_random_programs_agree_compiled_and_eager(f, points, how):
     for x, y in points + points[:1]:
         same(c, F, x, y)
     assert replayed(c) or "runs eagerly" in c.explain(), c.explain()
+
+
+def test_the_compiled_benchmark_runs_and_checks_its_values():
+    """benchmarks/compiled.py --quick: every row's compiled value equals eager's (no timing)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "compiled.py"), "--quick"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| (")]
+    assert len(rows) == 2 and all(line.rstrip(" |").endswith("ok") for line in rows), rows

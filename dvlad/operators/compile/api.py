@@ -2,6 +2,7 @@
 import builtins
 import collections
 import functools
+import inspect
 import threading
 
 import numpy as np
@@ -11,12 +12,13 @@ from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures
-from .codegen import Miss, define, generate
+from .codegen import Miss, Names, define, generate
 from .traced import Trace, TraceLeakError, Traced, Untraceable
 from .watch import Watch
 
 _FLOATS = (float, np.float64, np.float32, np.float16, np.longdouble)
 _STATIC = (int, bool, str, bytes, complex, type(None))
+_JUST_FLOAT = {float}
 
 
 class NotCompiledError(DvladError, RuntimeError):
@@ -41,6 +43,9 @@ def _kind(x, leaves, objects):
     if t in _STATIC:
         return (t, x)
     if t is tuple or t is list:
+        if len(x) > 8 and set(map(type, x)) == _JUST_FLOAT:     # a vector: in one step
+            leaves.extend(x)
+            return (t, float, len(x))
         return (t, tuple(_kind(v, leaves, objects) for v in x))
     if t is dict:
         return (t, tuple((k, _kind(v, leaves, objects)) for k, v in x.items()))
@@ -111,14 +116,41 @@ class _Unwatched:
 
 
 def _label(f):
+    """F's name as a reader knows it: gradient_r(rosenbrock), derivative(<lambda>), ..."""
     name = getattr(f, "__qualname__", None)
-    if name is None and hasattr(f, "func"):
-        name = f"{_label(f.func)}(...)"
+    if name is None and hasattr(f, "func"):                   # functools.partial
+        inner = [_label(a) for a in f.args if callable(a)]
+        name = f"{_label(f.func).strip('_').removesuffix('_at')}({', '.join(inner)})"
+    elif name is None and callable(getattr(f, "f", None)):    # an operator dvlad built
+        op = type(f).__name__.strip("_")
+        op = "".join("_" + c.lower() if c.isupper() and k else c.lower()
+                     for k, c in enumerate(op))
+        name = f"{op}({_label(f.f)})"
     return name or type(f).__name__
 
 
-def code_of(replay):
-    return replay.code.entry_source()
+def code_of(replay, ns, params):
+    """The entry's source for ``replay``, which it may call by a name bound in ``ns``."""
+    return replay.code.entry_source(Names(ns).bind(replay.run, "replay"), params)
+
+
+def _params(f):
+    """([names], rest) when F's parameters are plain positional ones and perhaps ``*rest``
+    (the compiled function then takes F's own signature), else None."""
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError):
+        return None
+    names, rest = [], None
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty \
+                and rest is None and p.name.isidentifier() and not p.name.startswith("_"):
+            names.append(p.name)
+        elif p.kind is p.VAR_POSITIONAL and not p.name.startswith("_"):
+            rest = p.name
+        else:
+            return None
+    return names, rest
 
 
 class Compiled:
@@ -131,6 +163,7 @@ class Compiled:
         self._kinds = collections.OrderedDict()  # key -> [Replay, ...] (most recent first)
         self._eager = collections.OrderedDict()  # key -> why
         self.label = _label(f)
+        self.params = _params(f)
         self.ns = {"_call": self._call, "_eager": self._eager_call, "__builtins__": builtins}
         self.entry = define("def entry(*args, **kwargs):\n    return _call(args, kwargs)\n",
                             "entry", self.ns, self.label)
@@ -262,8 +295,11 @@ class Compiled:
                 self._kinds.popitem(last=False)
             self._last = replay
             if not key[1] and all(t is float for t in key[0]):
-                self.entry.__code__ = define(code_of(replay), "entry", self.ns,
-                                             self.label).__code__
+                new = define(code_of(replay, self.ns, self.params), "entry", self.ns,
+                             self.label)
+                self.entry.__code__ = new.__code__
+                self.entry.__defaults__, self.entry.__kwdefaults__ = \
+                    new.__defaults__, new.__kwdefaults__
         if made > 4 * self.max_traces:
             self._remember_eager(key, f"traced {made} times without a replay answering: a guard "
                                       f"fails on nearly every call")

@@ -106,12 +106,23 @@ def _copy(v):
     return None
 
 
+def _frozen(state):
+    """A random generator's state as something == compares (arrays as their bytes)."""
+    if isinstance(state, dict):
+        return tuple((k, _frozen(v)) for k, v in state.items())
+    if isinstance(state, (tuple, list)):
+        return tuple(_frozen(v) for v in state)
+    if isinstance(state, np.ndarray):
+        return state.tobytes()
+    return state
+
+
 def _rng_state(g):
     if isinstance(g, random.Random):
-        return repr(g.getstate())
+        return g.getstate()
     if isinstance(g, np.random.RandomState):
-        return repr(g.get_state(legacy=False))
-    return repr(g.bit_generator.state)
+        return _frozen(g.get_state(legacy=False))
+    return _frozen(g.bit_generator.state)
 
 
 def _same(now, was):
@@ -315,4 +326,4 @@ def find(f, extra=()):
 
 def global_rng_state():
     """The state of numpy's and Python's global random generators (a draw changes it)."""
-    return repr(np.random.get_state(legacy=False)), repr(random.getstate())
+    return _frozen(np.random.get_state(legacy=False)), random.getstate()

@@ -28,6 +28,7 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 # cannot raise on numbers, so an unread result is left out
 PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.abs}
 _serial = itertools.count(1)
+INLINE = 400            # lines of a trace the compiled function inlines
 
 
 class Miss(BaseException):
@@ -130,41 +131,40 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
 
 
 def simplify(ops):
-    """([(index, op)], alias): each repeated computation (the same function of the same values) made
-    once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to the
-    value or constant that stands for it."""
-    alias, seen, kept = {}, {}, []
-
-    def resolve(a):
-        return alias.get(a.ref, a) if type(a) is Traced else a
-
+    """([(index, op)], alias): each repeated computation (the same function of the same values)
+    made once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
+    the value or constant that stands for it."""
+    alias, seen, kept, stand_ins = {}, {}, [], {}
+    times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
-        kind = op[0]
-        if kind != "op":
-            kept.append((index, (kind, op[1], op[2], tuple(resolve(a) for a in op[3])) + op[4:]))
+        if op[0] != "op":
+            args = tuple([alias.get(a.ref, a) if type(a) is Traced else a for a in op[3]])
+            kept.append((index, op[:3] + (args,) + op[4:]))
             continue
         _, out, name, fn, args = op
-        args = tuple(resolve(a) for a in args)
-        if fn is operator.mul and len(args) == 2:
-            for one, other in (args, args[::-1]):
-                if type(one) is float and one == 1.0 and type(other) is Traced and \
-                        isinstance(other.value, (float, np.floating)):
-                    alias[out] = other
-                    break
-            if out in alias:
+        args = tuple([alias.get(a.ref, a) if type(a) is Traced else a for a in args])
+        if fn is times and len(args) == 2:
+            one, other = args
+            if type(other) is float and other == 1.0:
+                one, other = other, one
+            if type(one) is float and one == 1.0 and type(other) is Traced and \
+                    isinstance(other.value, floats):
+                alias[out] = other
                 continue
-        key = (fn,) + tuple(("v", a.ref) if type(a) is Traced else ("c", type(a), a)
-                            for a in args)
+        key = (fn,) + tuple([a.ref if type(a) is Traced else (type(a), a, math.atan2(a, -1.0))
+                             if isinstance(a, float) else (type(a), a) for a in args])
         try:
             same = seen.get(key)
         except TypeError:               # an unhashable constant
             same, key = None, None
         if same is not None:
-            alias[out] = same
+            made = stand_ins.get(same)
+            if made is None:
+                made = stand_ins[same] = Traced(None, None, same)
+            alias[out] = made
             continue
-        stand_in = Traced(None, None, out)
         if key is not None:
-            seen[key] = stand_in
+            seen[key] = out
         kept.append((index, ("op", out, name, fn, args)))
     return kept, alias
 
@@ -238,9 +238,17 @@ class Code:
 
     def __init__(self, lines, inputs, result, label, ops):
         self.lines, self.inputs, self.result, self.label = lines, inputs, result, label
-        self.ops = ops
+        self.ops, self.size, self._source = ops, len(lines), None
 
     def source(self):
+        """The replay function's source (kept as one string: a long trace's lines are let go)."""
+        if self._source is None:
+            self._source = self._make_source()
+            if self.size > INLINE:
+                self.lines = None
+        return self._source
+
+    def _make_source(self):
         src = ["def replay(values):",
                f'    """The replay of {self.label}: {self.ops} operations recorded."""']
         if len(self.inputs) <= 16:
@@ -255,23 +263,43 @@ class Code:
         src.append(f"    return {self.result}")
         return "\n".join(src) + "\n"
 
-    def entry_source(self):
-        """The compiled function itself, this trace inlined for float arguments: its own
-        parameters (cheaper than unpacking ``*args``); any other call, a failed guard or an
-        exception goes to the general path, ``_call``."""
-        params = "".join(f"{v}=_NO, " for v in self.inputs)
-        given = f"({', '.join(self.inputs)},)" if self.inputs else "()"
-        floats = " and ".join(f"type({v}) is float" for v in self.inputs) or "True"
-        src = [f"def entry({params}*rest, **kwargs):",
-               f"    if not rest and not kwargs and {floats}:",
-               "        try:"]
-        src += ["        " + s for s in self.lines]
-        src += [f"            return {self.result}",
-                "        except _miss:",
+    def entry_source(self, replay, params=None):
+        """The compiled function itself, this trace inlined for float arguments; any other call,
+        a failed guard or an exception goes to the general path, ``_call``.  With ``params``
+        (F's own parameter names, when F takes exactly this trace's floats by position and
+        perhaps a ``*rest``) the entry has F's signature; else its own parameters (cheaper than
+        unpacking ``*args``).  A long trace is called (``replay``: its function's name), not
+        inlined: compiling it twice would cost twice."""
+        n = len(self.inputs)
+        if params is not None and len(params[0]) == n:
+            names, rest = params
+            head = f"def entry({', '.join(names + ([f'*{rest}'] if rest else []))}):"
+            unpack = [f"        {', '.join(self.inputs)}, = {', '.join(names)}," if n else ""]
+            given = f"({', '.join(names)},)" if n else "()"
+            test = " and ".join([f"not {rest}"] * bool(rest) +
+                                [f"type({v}) is float" for v in names]) or "True"
+            call = f"_call({given} + {rest}, {{}})" if rest else f"_call({given}, {{}})"
+            kwargs = "{}"
+        else:
+            head = f"def entry({''.join(f'{v}=_NO, ' for v in self.inputs)}*rest, **kwargs):"
+            unpack = [""]
+            given = f"({', '.join(self.inputs)},)" if n else "()"
+            test = " and ".join(["not rest", "not kwargs"] +
+                                [f"type({v}) is float" for v in self.inputs])
+            call = f"_call(_given({given}, rest), kwargs)"
+            kwargs = "kwargs"
+        src = [head, f"    if {test}:", "        try:"]
+        src += ["    " + u for u in unpack if u]     # (at the try's indent)
+        if self.size <= INLINE:
+            src += ["        " + s for s in self.lines]
+            src.append(f"            return {self.result}")
+        else:
+            src.append(f"            return {replay}({given})")
+        src += ["        except _miss:",
                 "            pass",
                 "        except Exception:",
-                f"            return _eager({given}, kwargs)",
-                f"    return _call(_given({given}, rest), kwargs)"]
+                f"            return _eager({given}, {kwargs})",
+                f"    return {call}"]
         return "\n".join(src) + "\n"
 
 

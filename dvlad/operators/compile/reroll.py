@@ -12,7 +12,6 @@ its own, one per slot of the block (``s12_3[t]``); an argument's float is read f
 ``values[r₀ + d·t]``.  A run whose values cannot be spelled so (it reads a varying value made
 by straight-line code) stays straight.
 """
-import collections
 
 from .traced import Traced
 
@@ -36,52 +35,60 @@ def _refs(op):
     return ([op[1]] if kind == "op" else []) + reads
 
 
-def _period_at(ops, sigs, refs, pos, later):
-    """(period, reps, steps) of the longest run of repeats starting at ``pos``, or None."""
-    best = None
-    for q in later.get(pos, ())[:TRIES]:
-        p = q - pos
-        if pos + MIN_REPS * p > len(ops):
-            continue
-        steps = None
-        reps = 1
-        while pos + (reps + 1) * p <= len(ops):
-            a, b = pos + (reps - 1) * p, pos + reps * p
-            ok = True
-            d = []
-            for j in range(p):
-                if sigs[a + j] != sigs[b + j]:
-                    ok = False
-                    break
-                ra, rb = refs[a + j], refs[b + j]
-                d.append(tuple(y - x for x, y in zip(ra, rb)))
-            if not ok or (steps is not None and d != steps):
-                break
-            steps = d
-            reps += 1
-        if reps >= MIN_REPS and p * reps >= MIN_OPS and (best is None or p * reps > best[0] * best[1]):
-            best = (p, reps, steps)
-    return best
+def _steps(refs, a, b, p):
+    """The distance of each value of block b's ops from block a's (None: they differ in kind)."""
+    out = []
+    for j in range(p):
+        ra, rb = refs[a + j], refs[b + j]
+        if len(ra) != len(rb):
+            return None
+        out.append(tuple([y - x for x, y in zip(ra, rb)]))
+    return out
 
 
 def _runs(ops):
-    """Segments: ("line", position) or ("loop", start, period, reps, steps)."""
-    sigs = [_signature(op) for _, op in ops]
+    """Segments: ("line", position) or ("loop", start, period, reps, steps).
+
+    Candidate periods come from the next few positions holding the same kind of op; for each
+    period, how far the ops keep matching that far back is remembered (``reach``), so a run is
+    measured once, not again from each of its positions."""
+    ids = {}
+    sigs = [ids.setdefault(_signature(op), len(ids)) for _, op in ops]
     refs = [_refs(op) for _, op in ops]
-    where = collections.defaultdict(list)
-    later = {}
-    for pos in range(len(ops) - 1, -1, -1):       # the next few positions with the same op
-        lst = where[sigs[pos]]
-        later[pos] = [q for q in lst[-1:-TRIES - 1:-1] if q - pos <= MAX_PERIOD]
+    n = len(ops)
+    nxt, last = [[] for _ in range(n)], {}
+    for pos in range(n - 1, -1, -1):               # the next few positions with the same op
+        lst = last.setdefault(sigs[pos], [])
+        nxt[pos] = [q for q in lst[-1:-TRIES - 1:-1] if q - pos <= MAX_PERIOD]
         lst.append(pos)
+    reach = {}                                     # period -> (from, to): sigs match p back
     out, pos = [], 0
-    while pos < len(ops):
-        run = _period_at(ops, sigs, refs, pos, later) if len(ops) - pos >= MIN_OPS else None
-        if run is None:
+    while pos < n:
+        best = None
+        for q in nxt[pos] if n - pos >= MIN_OPS else ():
+            p = q - pos
+            start, end = reach.get(p, (-1, -1))
+            if not start <= pos < end:
+                end = pos
+                while end + p < n and sigs[end] == sigs[end + p]:
+                    end += 1
+                reach[p] = (pos, end)
+            reps = (end - pos) // p + 1
+            if reps < MIN_REPS or p * reps < MIN_OPS or (best and p * reps <= best[0] * best[1]):
+                continue
+            steps = _steps(refs, pos, pos + p, p)
+            good = 1 if steps is None else 2
+            while steps is not None and good < reps and \
+                    _steps(refs, pos + (good - 1) * p, pos + good * p, p) == steps:
+                good += 1
+            if good >= MIN_REPS and p * good >= MIN_OPS and (
+                    best is None or p * good > best[0] * best[1]):
+                best = (p, good, steps)
+        if best is None:
             out.append(("line", pos))
             pos += 1
         else:
-            p, reps, steps = run
+            p, reps, steps = best
             out.append(("loop", pos, p, reps, steps))
             pos += p * reps
     return out, refs

@@ -183,15 +183,49 @@ def _is_integer(x):
     return float(x).is_integer()
 
 
+def _binary(fn, reflected):
+    """Traced's operator ``fn`` (reflected: the traced value on the right): _record, unrolled
+    for two operands (most of a trace is these)."""
+    name = fn.__name__
+
+    def method(self, other):
+        trace = self.trace
+        to = type(other)
+        if to is Traced:
+            if other.trace is not trace or trace.done:
+                return self._record(name, fn, (other, self) if reflected else (self, other))
+            ov = other.value
+        elif to is float or to is int or isinstance(other, _PLAIN):
+            ov = other
+        else:
+            return NotImplemented
+        if trace.done:
+            self._check()
+        try:
+            r = fn(ov, self.value) if reflected else fn(self.value, ov)
+        except Exception as e:
+            trace.ops.append(("raises", name, fn, (other, self) if reflected else (self, other),
+                              type(e), where()))
+            raise
+        tr = type(r)
+        if tr is not float and tr is not int and not isinstance(r, _PLAIN):
+            raise Untraceable(f"{name} gave a {tr.__name__}, not a number")
+        out = Traced(r, trace, trace.count)
+        trace.count += 1
+        trace.ops.append(("op", out.ref, name, fn, (other, self) if reflected else (self, other)))
+        return out
+    method.__name__ = f"__r{name}__" if reflected else f"__{name}__"
+    return method
+
+
 def _install():
     """Python's operators on traced values: each recorded as the operator module's function
     (the replay spells it as the operator again)."""
     for fn in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
                operator.mod, operator.pow):
         name = fn.__name__
-        setattr(Traced, f"__{name}__", lambda s, o, fn=fn, name=name: s._record(name, fn, (s, o)))
-        setattr(Traced, f"__r{name}__",
-                lambda s, o, fn=fn, name=name: s._record(name, fn, (o, s)))
+        setattr(Traced, f"__{name}__", _binary(fn, False))
+        setattr(Traced, f"__r{name}__", _binary(fn, True))
     for fn in (operator.neg, operator.pos, operator.abs):
         name = fn.__name__
         setattr(Traced, f"__{name}__", lambda s, fn=fn, name=name: s._record(name, fn, (s,)))
