@@ -1,0 +1,202 @@
+"""dvlad.compile (issue #18): replay against the plain function, eager dvlad and jax.jit.
+
+    python benchmarks/compiled.py            # every workload (a few minutes: saddle and particle
+                                             # trace about a million operations each)
+    python benchmarks/compiled.py --quick    # (a) and (b) at n = 100 only
+    python benchmarks/compiled.py --record   # ... and append the table to benchmarks/RESULTS.md
+
+For each workload: the baseline (the plain function, or derivatives coded by hand, or numpy by
+hand), eager dvlad, the first call of the compiled function (trace + code generation), its
+replay (median of repeats after the first call), and jax.jit of the same derivative (after one
+warm-up call; its compile time is reported too) where jax is installed.  Ratios are to the
+baseline timed in the same process, interleaved, medians; "pays back" is the first-call cost
+over what each replay saves against eager dvlad, in calls.  Arrays still run eagerly in this
+version of dvlad.compile (the numpy rows say so and give the eager figure).
+"""
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+
+import numpy as np  # noqa: E402
+
+import dvlad as ad  # noqa: E402
+import nested_optimization as N  # noqa: E402
+from workloads import (f_math, rosen_np, rosen_np_grad, rosen_np_hvp, rosen_np_point,  # noqa
+                       rosen_start, rosenbrock)
+
+
+def _once(thunk):
+    t = time.perf_counter()
+    thunk()
+    return time.perf_counter() - t
+
+
+def _median_time(thunk, budget):
+    """Median seconds of thunk over repeats (batched when it is fast), within ~budget s."""
+    once = max(_once(thunk), 1e-7)
+    batch = max(1, int(1e-3 / once))
+    times = []
+    start = time.perf_counter()
+    while len(times) < 5 or (time.perf_counter() - start < budget and len(times) < 25):
+        t = time.perf_counter()
+        for _ in range(batch):
+            thunk()
+        times.append((time.perf_counter() - t) / batch)
+    return statistics.median(times)
+
+
+def ratio(thunk, base, budget=1.0):
+    """Median of ratios thunk/base, interleaved in rounds."""
+    rs = [_median_time(thunk, budget / 3) / _median_time(base, budget / 3) for _ in range(3)]
+    return statistics.median(rs)
+
+
+def jax_jit(kind, n=None):
+    """(jitted derivative thunk, compile seconds) or None without jax."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    if kind == "a":
+        g = jax.jit(jax.grad(lambda x: jnp.exp(jnp.sin(x)) * x))
+        x = 0.7
+    else:
+        g = jax.jit(jax.grad(rosenbrock))
+        x = jnp.asarray(rosen_start(n))
+    t = time.perf_counter()
+    g(x).block_until_ready()
+    return (lambda: g(x).block_until_ready()), time.perf_counter() - t
+
+
+def row(name, base, eager, compiled, check, peers=()):
+    """One workload: the compiled function's first call, then ratios."""
+    first = _once(compiled)
+    ok = check()
+    r_replay = ratio(compiled, base)
+    r_eager = ratio(eager, base, budget=2.0) if eager else float("nan")
+    t_base = _median_time(base, 0.3)
+    saved = (r_eager - r_replay) * t_base
+    pays = first / saved if saved > 0 else float("inf")
+    out = {"workload": name, "replay": r_replay, "eager": r_eager, "first call s": first,
+           "pays back in": pays, "ok": ok}
+    for peer, thunk, compile_s in peers:
+        out[peer] = ratio(thunk, base)
+        out[f"{peer} compile s"] = compile_s
+    return out
+
+
+def workloads(quick):
+    rows = []
+    f = lambda x: ad.exp(ad.sin(x)) * x                              # noqa: E731
+    df = ad.derivative(f)
+    c = ad.compile(df)
+    peers = [("jax.jit",) + j for j in [jax_jit("a")] if j]
+    rows.append(row("(a) derivative of exp(sin x)·x", lambda: f_math(0.7), lambda: df(0.7),
+                    lambda: c(0.7), lambda: c(0.7) == df(0.7), peers))
+    for n in ((100,) if quick else (100, 1000, 10_000)):
+        x = rosen_start(n)
+        g = ad.gradient_r(rosenbrock)
+        cg = ad.compile(g)
+        peers = [("jax.jit",) + j for j in [jax_jit("b", n)] if j] if n <= 1000 else []
+        rows.append(row(f"(b) gradient_r of the Rosenbrock loop, n={n}", lambda x=x: rosenbrock(x),
+                        lambda g=g, x=x: g(x), lambda cg=cg, x=x: cg(x),
+                        lambda cg=cg, g=g, x=x: cg(x) == g(x), peers))
+    if quick:
+        return rows
+    for program, modes in (("saddle", ("FR", "RR")), ("particle", N.MODES)):
+        for mode in modes:           # each in a process of its own: a trace of ~10⁶ operations
+            rows.append(_in_subprocess(program, mode))
+    _numpy_rows(rows)
+    return rows
+
+
+def nested_row(program, mode):
+    """(d): the whole nested program compiled, a function of its starting point."""
+    if program == "saddle":
+        cs = ad.compile(lambda a, b: N.saddle(N.DVLAD, mode, (a, b)))
+        return row(f"(d) saddle {mode}", N.saddle_hand, lambda: N.saddle(N.DVLAD, mode),
+                   lambda: cs(1.0, 1.0), lambda: N.saddle_ok(cs(1.0, 1.0)))
+    cp = ad.compile(lambda w0: N.particle(N.DVLAD, mode, w0))
+    return row(f"(d) particle {mode}", N.particle_hand, lambda: N.particle(N.DVLAD, mode),
+               lambda: cp(0.0), lambda: N.particle_ok(cp(0.0)))
+
+
+def _in_subprocess(program, mode):
+    import json
+    import subprocess
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--nested", program, mode],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _numpy_rows(rows):
+    x, v = rosen_np_point(1000)
+    cg, ch = ad.compile(ad.gradient_r(rosen_np)), ad.compile(lambda x, v: ad.hvp(rosen_np, x, v))
+    rows.append(row("(c) numpy Rosenbrock gradient, n=1000 (arrays: eager)",
+                    lambda: rosen_np_grad(x), None, lambda: cg(x),
+                    lambda: np.allclose(cg(x), rosen_np_grad(x))))
+    rows.append(row("(c) numpy Rosenbrock HVP, n=1000 (arrays: eager)",
+                    lambda: rosen_np_hvp(x, v), None, lambda: ch(x, v),
+                    lambda: np.allclose(ch(x, v), rosen_np_hvp(x, v))))
+
+
+def table(rows):
+    peers = sorted({k for r in rows for k in r if k == "jax.jit"})
+    head = ["workload", "replay ×", "eager ×", "first call", "pays back (calls)"] + \
+        [f"{p} ×" for p in peers] + [f"{p} compile" for p in peers] + ["value"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["workload"], f"{r['replay']:.2f}",
+                 "—" if math.isnan(r["eager"]) else f"{r['eager']:.1f}",
+                 f"{r['first call s']:.3g} s",
+                 "—" if math.isnan(r["eager"]) else f"{r['pays back in']:.1f}"]
+        for p in peers:
+            cells.append(f"{r[p]:.1f}" if p in r else "n/a")
+        for p in peers:
+            cells.append(f"{r[f'{p} compile s']:.3g} s" if p in r else "")
+        cells.append("ok" if r["ok"] else "WRONG")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--record", action="store_true")
+    parser.add_argument("--machine", default="")
+    parser.add_argument("--nested", nargs=2, metavar=("PROGRAM", "MODE"),
+                        help="one (d) row, as JSON (what the full run starts for each)")
+    args = parser.parse_args(argv)
+    if args.nested:
+        import json
+        r = nested_row(*args.nested)
+        print(json.dumps({k: (bool(v) if k == "ok" else v) for k, v in r.items()}))
+        return 0
+    rows = workloads(args.quick)
+    text = table(rows)
+    print(text)
+    if args.record:
+        import subprocess
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, cwd=HERE).stdout.strip()
+        with open(os.path.join(HERE, "RESULTS.md"), "a") as fh:
+            fh.write(f"\n## dvlad.compile at {commit} ({time.strftime('%Y-%m-%d')}"
+                     f"{', ' + args.machine if args.machine else ''})\n\n"
+                     f"`python benchmarks/compiled.py --record`: ratios to the baseline in the "
+                     f"same process (medians of interleaved repeats).\n\n{text}\n")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
