@@ -151,6 +151,22 @@ def higher():
          "((1.2, 0.7))", env)
 
 
+@section("Compiled: the reverse sweep as plain code")
+def compiled():
+    print("  ad.compile(F) records F's first call (every operation on the numbers, the reverse")
+    print("  sweep included) and replays it as Python while its guards hold:")
+    env = {"ad": ad}
+    code = "g = ad.compile(ad.gradient_r(lambda p: p[0] * ad.sin(p[1])))"
+    exec(code, env)
+    print(f"  >>> {code}")
+    show("g([2.0, 0.5])", env)
+    show("g([1.0, 0.0])", env)
+    print("  >>> print(g.source())")
+    print("\n".join("  " + line for line in env["g"].source().splitlines()))
+    print("  No tags are left in it: they were right while it was recorded.  Branches become")
+    print("  guards, and captured variables are checked on every call (notes/compile.md).")
+
+
 @section("Loud, never silently wrong")
 def loud():
     import math
