@@ -273,6 +273,16 @@ def test_mutating_a_captured_array_in_place():
     assert c(2.0) == F(2.0) and replayed(c, 5), c.explain()
 
 
+def test_an_attribute_read_by_getattr_with_its_name_written_out():
+    class Config:
+        scale = 2.0
+    F = ad.derivative(lambda x: x * getattr(Config, "scale"))
+    c = ad.compile(F)
+    assert c(1.0) == 2.0
+    Config.scale = 7.0
+    assert c(1.0) == 7.0 == F(1.0)
+
+
 def test_default_arguments_and_attributes():
     class Model:
         def __init__(self):
@@ -310,6 +320,30 @@ def test_a_function_that_writes_into_captured_state_runs_eagerly():
 
 
 # ---- effects: what a replay would skip ---------------------------------------------------------
+
+def test_a_function_that_writes_into_its_arguments_runs_eagerly():
+    def F(x):
+        x[0] = x[0] * 2.0
+        return ad.derivative(lambda t: t * x[1])(x[0])
+    c = ad.compile(F)
+    a, b = [1.0, 3.0], [1.0, 3.0]
+    assert c(a) == F(b) and a == b == [2.0, 3.0]
+    assert c(a) == F(b) and a == b == [4.0, 3.0]
+    assert "writes into" in c.explain()
+
+
+def test_other_arguments_are_kept_by_the_trace_not_by_their_id():
+    class Meters(float):
+        pass
+
+    def F(x, m):
+        return x * m
+    c = ad.compile(F)
+    for k in range(5):       # a new object each time, maybe at the address of a freed one
+        assert c(2.0, Meters(float(k))) == 2.0 * k
+    with pytest.raises(TypeError):
+        c(2.0, [])                                  # F's own error, raised eagerly
+
 
 def test_printing_runs_eagerly(capsys):
     def f(x):

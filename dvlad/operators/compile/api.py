@@ -58,8 +58,13 @@ def _kind(x, leaves, objects):
                      "compiled)")
     if isinstance(x, tuple) and hasattr(t, "_fields"):
         return (t, tuple(_kind(v, leaves, objects) for v in x))
+    try:
+        hash(x)
+    except TypeError:
+        raise _Eager(f"called with a {t.__name__} (neither a number, a container of numbers nor "
+                     f"a hashable object a trace could be kept for): F runs eagerly") from None
     objects.append(x)
-    return ("object", id(x))
+    return ("object", t, x)     # (the key holds x: an id could come back for another object)
 
 
 def _rebuild(x, values):
@@ -76,6 +81,26 @@ def _rebuild(x, values):
     return x
 
 
+def _containers(x, out):
+    """(container, shallow copy) of every list and dict in x, recursively."""
+    if type(x) is list or type(x) is dict:
+        out.append((x, list(x.items()) if type(x) is dict else list(x)))
+    if type(x) in (list, tuple):
+        for v in x:
+            _containers(v, out)
+    elif type(x) is dict:
+        for v in x.values():
+            _containers(v, out)
+    return out
+
+
+def _unchanged(c, was):
+    now = list(c.items()) if type(c) is dict else c
+    return len(now) == len(was) and all(
+        a is b or (type(a) is tuple and type(b) is tuple and a[0] == b[0] and a[1] is b[1])
+        for a, b in zip(now, was))
+
+
 def _concrete(out):
     """The traced run's result with every traced value replaced by its number; raises
     Untraceable where a traced value sits inside something else."""
@@ -88,9 +113,9 @@ def _concrete(out):
         return {k: _concrete(v) for k, v in out.items()}
     if isinstance(out, tuple) and hasattr(t, "_fields"):
         return t(*(_concrete(v) for v in out))
-    if isinstance(out, (ADNumber, np.ndarray)) or callable(out):
-        raise Untraceable(f"F returned a {t.__name__}")
-    return out
+    if t in _STATIC or t in _FLOATS or t is MPF or isinstance(out, np.generic):
+        return out
+    raise Untraceable(f"F returned a {t.__name__}")
 
 
 class Replay:
@@ -227,6 +252,7 @@ class Compiled:
         targs = _rebuild(args, values)
         tkwargs = _rebuild(kwargs, values)
         rng = captures.global_rng_state()
+        given = _containers((targs, tkwargs), [])
         failed = None
         with (Watch() if walk.unknown else _Unwatched()) as watch:
             try:
@@ -245,6 +271,11 @@ class Compiled:
             self._remember_eager(key, why)
             return result
         why = None
+        if any(not _unchanged(c, was) for c, was in given):
+            why = "F writes into a list or dict it was given (a replay would not)"
+            result = self.f(*args, **kwargs)          # so that the caller's own ones are written
+            self._remember_eager(key, why)
+            return result
         if watch.effect:
             why = f"F calls {watch.effect}; a replay would skip it"
         elif captures.global_rng_state() != rng:

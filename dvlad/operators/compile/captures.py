@@ -50,11 +50,14 @@ def _library(obj):
 
 
 def _names(code, out):
-    """Every name a code object and the code objects inside it look up (globals, attributes)."""
+    """Every name a code object and the code objects inside it look up (globals, attributes),
+    and the strings it holds that could be one (``getattr(config, "scale")``)."""
     out.update(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             _names(c, out)
+        elif isinstance(c, str) and c.isidentifier():
+            out.add(c)
     return out
 
 
