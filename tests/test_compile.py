@@ -179,6 +179,15 @@ def test_branches_called_alternately_down_both_paths():
     assert len(c.compiled._kinds[next(iter(c.compiled._kinds))]) == 2
 
 
+def test_a_comparison_of_numpy_scalars_is_guarded_as_a_comparison():
+    # (np.float64 comparisons answer np.bool_: the guard once read `v0 < 0.125 != k`, a chained
+    # comparison, and a tie at 0.125 replayed the other branch's derivative: found by the fuzzer)
+    F = ad.derivative(lambda x: max(x, 0.125))
+    c = ad.compile(F)
+    for x in (np.float64(0.0), np.float64(0.125), np.float64(0.0), np.float64(1.0)):
+        same(c, F, x)
+
+
 def test_data_dependent_loop_length():
     def f(x):
         y, n = x, 0
@@ -504,3 +513,24 @@ def test_the_compiled_benchmark_runs_and_checks_its_values():
     assert done.returncode == 0, done.stdout + done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| (")]
     assert len(rows) == 2 and all(line.rstrip(" |").endswith("ok") for line in rows), rows
+
+
+# ---- the fuzzer's programs (tests/fuzz_programs.py), compiled ------------------------------
+
+@settings(max_examples=int(__import__("os").environ.get("DVLAD_COMPILE_FUZZ", 60)),
+          deadline=None)
+@given(st.data())
+def test_the_fuzzers_scalar_programs_agree_compiled_and_eager(data):
+    """Every nesting of derivative operators over a generated program (branches, fixed points,
+    special functions, mpf and float32 inputs): the compiled function answers as F, at the
+    program's point and at others, and raises where F raises."""
+    import fuzz_programs as fp
+    program = data.draw(fp.scalar_programs(errors=data.draw(st.booleans())))
+    f = program.function()
+    x0 = program.point
+    for modes in program.modes:
+        F = fp.nest(f, modes)
+        c = ad.compile(F)
+        for x in (x0, x0, x0 * 0.75 + 0.125 if not isinstance(x0, int) else x0 + 1, x0):
+            with np.errstate(all="ignore"):
+                same(c, F, x)

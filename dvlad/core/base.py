@@ -136,6 +136,12 @@ def dispatch(name, arity, f_math, f_np, f_mp):
     return base
 
 
+def concrete(x):
+    """The number a traced value stands for (dvlad.compile's first call), else x: for reading
+    a base number's type or precision, never for computing with it."""
+    return x.value if getattr(type(x), "_dvlad_family", None) is TRACED else x
+
+
 def one_like(x):
     """1 in the type of base number x (1.0 for float, mpf(1) for mpf, int 1 for int)."""
     return _constant_like(x, 1)
@@ -158,4 +164,6 @@ def _constant_like(x, c):
         return x.dtype.type(c)
     if isinstance(x, np.ndarray):
         return np.full_like(x, c)
+    if getattr(t, "_dvlad_family", None) is TRACED:
+        return _constant_like(x.value, c)       # a constant of the traced number's own type
     return float(c)

@@ -133,12 +133,12 @@ def precision(leaf, values):
     dtype for the derivative whichever mode computes it: a float32 point of a float64
     computation gets float64 derivatives, a float32 one float32, also where f (or one of its
     orders) does not depend on x.  None where the leaf is not a numpy float."""
-    p = strip(leaf)
+    p = base.concrete(strip(leaf))
     if not isinstance(p, (np.ndarray, np.generic)) or p.dtype.kind != "f":
         return None
     want = p.dtype                      # (a Python float is weak: it never widens a float)
     for v in values:
-        b = strip(v)
+        b = base.concrete(strip(v))
         if type(b) is not float:
             d = getattr(b, "dtype", None)
             if d is not None and d is not want and d.kind == "f" and d != want:
@@ -152,8 +152,11 @@ def in_precision(d, want):
     if want is None:
         return d
     b = strip(d)
-    if not isinstance(b, (np.ndarray, np.generic)) or b.dtype == want or b.dtype.kind != "f":
+    c = base.concrete(b)
+    if not isinstance(c, (np.ndarray, np.generic)) or c.dtype == want or c.dtype.kind != "f":
         return d
+    if c is not b and not isinstance(d, ADNumber):    # a traced number: the cast is recorded
+        return b._dvlad_cast(want.type)
     if not isinstance(d, ADNumber):
         return b.astype(want) if isinstance(b, np.ndarray) else want.type(b)
     if np.result_type(b.dtype, want) == want:

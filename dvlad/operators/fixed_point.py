@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from ..modes.api import derivative
-from ..core.base import MPF, zero_like
+from ..core.base import MPF, concrete, zero_like
 from ..numbers.bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
@@ -108,6 +108,7 @@ def _gauss_solve(a, b):
 
 
 def _default_tol(xs, ys):
+    xs, ys = [concrete(v) for v in xs], [concrete(v) for v in ys]
     if any(type(v) is MPF for v in xs + ys):
         return 2 * mpmath.mp.eps
     # the iterates are f's values: the least precise float type among them sets the precision

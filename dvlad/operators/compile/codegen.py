@@ -94,11 +94,11 @@ def expression(fn, name, args, names, ref):
 def guard_test(op, index, names, ref):
     """The condition under which guard ``op`` fails."""
     _, name, fn, args, expected, _where = op
-    if fn in INFIX and len(args) == 2 and type(expected) is bool:
+    if fn in INFIX and len(args) == 2 and isinstance(expected, (bool, np.bool_)):
         symbol = INFIX[fn] if not expected else NEGATED[INFIX[fn]]
         return f"{ref(args[0], names)} {symbol} {ref(args[1], names)}"
-    call = expression(fn, name, args, names, ref)
-    if type(expected) is float and expected != expected:
+    call = f"({expression(fn, name, args, names, ref)})"    # (never a chained comparison)
+    if isinstance(expected, float) and expected != expected:
         return f"{call} == {call}"
     return f"{call} != {names.const(expected)}"
 

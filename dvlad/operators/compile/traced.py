@@ -160,6 +160,10 @@ class Traced:
         """A numpy scalar's dtype (a Python float has none: AttributeError, as for the float)."""
         return self.value.dtype
 
+    def _dvlad_cast(self, kind):
+        """This number in numpy type ``kind`` (float64 from float32, say), recorded."""
+        return self._record(kind.__name__, kind, (self,))
+
     def conjugate(self):
         return self
 
