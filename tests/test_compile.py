@@ -381,6 +381,21 @@ def test_an_iterator_F_advances_runs_eagerly():
     assert "iterator" in c.explain()
 
 
+def test_copies_inside_F_are_the_same_number():
+    import copy
+    import pickle
+    F = ad.gradient_r(lambda p: copy.deepcopy(p[0]) * copy.copy(p[1]) * p[0])
+    c = ad.compile(F)
+    for p in ([1.0, 2.0], [3.0, -1.0], [1.0, 2.0]):
+        same(c, F, p)
+    assert replayed(c), c.explain()
+    G = ad.derivative(lambda x: pickle.loads(pickle.dumps(x * 2.0)))    # a dvlad number: raises
+    g = ad.compile(G)
+    same(g, G, 1.0)
+    h = ad.compile(lambda x: pickle.loads(pickle.dumps(x)) * 2.0)       # a plain float: eager
+    assert [h(1.0), h(3.0)] == [2.0, 6.0] and "pickled" in h.explain()
+
+
 def test_a_traced_value_stored_outside_is_an_error_later():
     kept = {}
 
@@ -534,3 +549,25 @@ def test_the_fuzzers_scalar_programs_agree_compiled_and_eager(data):
         for x in (x0, x0, x0 * 0.75 + 0.125 if not isinstance(x0, int) else x0 + 1, x0):
             with np.errstate(all="ignore"):
                 same(c, F, x)
+
+
+@settings(max_examples=int(__import__("os").environ.get("DVLAD_COMPILE_FUZZ", 40)),
+          deadline=None)
+@given(st.data())
+def test_the_fuzzers_structured_programs_agree_compiled_and_eager(data):
+    """f of a tuple, list or dict (nested): its gradient, Jacobians and Hessian-vector products
+    compiled, at the program's point and at a moved one, as eager."""
+    import fuzz_programs as fp
+    program = data.draw(fp.struct_programs(errors=data.draw(st.booleans())))
+    f, p, v = program.function(), program.point, program.direction
+    moved = fp.rebuild(p, iter([0.75 * x + 0.125 for x in fp.leaves(p)]))
+    if program.output == "number":
+        ops = [ad.gradient_r(f), ad.gradient_f(f)]
+        ops += [lambda q, m=m: ad.hvp(f, q, v, m) for m in program.modes]
+    else:
+        ops = [ad.jacobian_r(f), ad.jacobian_f(f)]
+    for F in ops:
+        c = ad.compile(F)
+        for q in (p, p, moved, p):
+            with np.errstate(all="ignore"):
+                same(c, F, q)

@@ -160,6 +160,15 @@ class Traced:
         """A numpy scalar's dtype (a Python float has none: AttributeError, as for the float)."""
         return self.value.dtype
 
+    def __copy__(self):
+        return self             # a number: its copy is the same number (and the same value)
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce_ex__(self, protocol):
+        raise Untraceable("a traced value was pickled (F runs eagerly)")
+
     def _dvlad_cast(self, kind):
         """This number in numpy type ``kind`` (float64 from float32, say), recorded."""
         return self._record(kind.__name__, kind, (self,))
