@@ -52,7 +52,7 @@ def promote(x, y, innermost):
     mpmath would promote a float at the operation anyway; doing it first keeps the *partials*
     (log 2 in d/dy 2**y, say) at mpf precision.  ``innermost`` strips AD layers.
     """
-    fx, fy = family(innermost(x)), family(innermost(y))
+    fx, fy = family(concrete(innermost(x))), family(concrete(innermost(y)))
     if fx is fy:
         return x, y
     if fy is MPMATH and fx is MATH and family(x) is MATH:

@@ -9,7 +9,7 @@ given it by its row.
 """
 import numpy as np
 
-from .base import MPF
+from .base import MPF, concrete
 from .number import ADNumber
 from .series import (
     ZERO,
@@ -168,7 +168,7 @@ def _normal(z):
     """z's base value (every element) is a float far from under- and overflow (mpf: always)."""
     while isinstance(z, ADNumber):
         z = z.primal
-    if type(z) is MPF:
+    if type(concrete(z)) is MPF:
         return True
     m = np.abs(z)
     info = np.finfo(m.dtype if isinstance(m, (np.ndarray, np.generic)) and m.dtype.kind == "f"

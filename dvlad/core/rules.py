@@ -47,7 +47,7 @@ import numpy as np
 
 from . import kernels as K
 from . import recurrences as S
-from .base import INF, MPF, real_only
+from .base import INF, MPF, concrete, real_only
 from .number import ADNumber
 from . import distributions as D
 from . import special as X
@@ -169,7 +169,7 @@ def sinc_slope_series(x):
     b = x
     while isinstance(b, ADNumber):
         b = b.primal
-    p = +mpmath.pi if type(b) is MPF else math.pi
+    p = +mpmath.pi if type(concrete(b)) is MPF else math.pi
     u = (p * x) * (p * x)
     s = 1.0
     for k in range(30, 1, -1):

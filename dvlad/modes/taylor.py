@@ -16,7 +16,7 @@ import operator
 import numpy as np
 
 from .common import Applied, _is_zero, _real, _same_shapes
-from ..core.base import MPF, one_like, zero_like
+from ..core.base import MPF, concrete, one_like, zero_like
 from ..numbers.bundle import Bundle, make_bundle
 from ..core.number import ADNumber, strip, strip_dead
 from ..core.structures import as_real, direction_like, flatten, flatten_like, in_object_array, leaf, map_leaves, unflatten
@@ -211,7 +211,7 @@ def _seed_scale(n, x):
             if not leaves:
                 return 1.0
             b = leaves[0]
-    if type(b) is MPF:
+    if type(concrete(b)) is MPF:
         return 1.0
     dtype = b.dtype if isinstance(b, (np.ndarray, np.generic)) and b.dtype.kind == "f" \
         else np.dtype(np.float64)

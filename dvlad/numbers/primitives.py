@@ -148,7 +148,7 @@ def _like(v, c):
         return c
     while isinstance(v, ADNumber):
         v = v.primal
-    return mpmath_mpf(c) if type(v) is MPF else builtins.float(c)
+    return mpmath_mpf(c) if type(base.concrete(v)) is MPF else builtins.float(c)
 
 
 # The namespaces the rows' text is compiled in, derived from the table.  FLOAT: each row's math
@@ -174,7 +174,7 @@ def _pi(v):
     """π in the precision of v's base number (an mpf at the working precision, else a float)."""
     while isinstance(v, ADNumber):
         v = v.primal
-    return +base.mpmath.pi if type(v) is MPF else math.pi
+    return +base.mpmath.pi if type(base.concrete(v)) is MPF else math.pi
 
 
 _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins, pi=_pi,

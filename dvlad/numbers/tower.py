@@ -33,7 +33,7 @@ as it is in every other mode and for every base type.
 """
 import numpy as np
 
-from ..core.base import MPF, promote
+from ..core.base import MPF, concrete, promote
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.series import (
     ZERO,
@@ -159,7 +159,7 @@ def tower2(rule, tag, x, y, xin, yin):
     py = y.primal if yin else y
     if xin is not yin:
         c = py if xin else px
-        if (type(c) is float or type(c) is int) and type(strip(px if xin else py)) is MPF:
+        if (type(c) is float or type(c) is int) and type(concrete(strip(px if xin else py))) is MPF:
             # a float constant against mpf coefficients: mpf first, so that the recurrences'
             # arithmetic with it (c·j in x**c, b₀² in atan2) is at mpf precision too
             px, py = promote(px, py, strip)
