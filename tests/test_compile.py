@@ -464,6 +464,30 @@ def test_source_before_a_trace_is_a_named_error():
         c.source()
 
 
+def test_threads_calling_one_compiled_function():
+    import threading
+    F = ad.gradient_r(lambda p: p[0] * p[0] * p[1] if p[0] > 0 else ad.sin(p[1]) * p[0])
+    c = ad.compile(F)
+    points = [[0.5 + 0.1 * k, 1.0 - 0.05 * k] for k in range(10)] + \
+        [[-0.5 - 0.1 * k, 2.0] for k in range(10)]
+    want = [F(p) for p in points]
+    bad = []
+
+    def work(seed):
+        order = np.random.default_rng(seed).permutation(len(points))
+        for _ in range(20):
+            for k in order:
+                got = c(points[k])
+                if got != want[k]:
+                    bad.append((points[k], got, want[k]))
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert bad == []
+
+
 # ---- the generated code -------------------------------------------------------------------
 
 def test_source_is_valid_python_registered_with_linecache():
