@@ -282,7 +282,8 @@ def numpy_array_of(x, dtype=None, copy=None):
     if dtype is not None and np.dtype(dtype) != object:
         if isinstance(strip_dead(x), ADNumber):
             raise PerturbedConversionError(
-                f"numpy converted a number carrying perturbation {strip_dead(x).tag!r} to a "
+                f"numpy converted a number carrying perturbation {strip_dead(x).tag!r} (made by "
+                f"{strip_dead(x).tag.made_by}, still running) to a "
                 f"{np.dtype(dtype)} array (np.asarray(x, dtype=...), or an assignment r[i] = x "
                 f"into a float array), which would drop its derivative. Build arrays of dvlad "
                 f"numbers with np.array([...]), np.stack or np.concatenate, assign into an array "

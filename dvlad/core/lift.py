@@ -110,6 +110,10 @@ def one_level_down(prim, tag, r, partials):
     for v in (r, *partials):
         if isinstance(v, ADNumber) and v.tag is tag:
             raise TagOrderError(
-                f"the primitive {prim.name!r} uses the perturbation {tag!r} of the derivative being "
-                f"taken through a variable it closes over, not through its arguments: pass that "
-                f"variable as an argument (with its partial), so its derivative is counted")
+                f"the primitive {prim.name!r} uses the perturbation {tag!r} (made by "
+                f"{tag.made_by}) through a variable it closes over, not through its arguments. "
+                f"The rule: a primitive is lifted on the newest tag among its arguments, and its "
+                f"value and partials are computed at their primals, one level down, where "
+                f"{tag!r} is gone; a closure brings {tag!r} back in, and its part of the "
+                f"derivative would be lost: pass that variable as an argument (with its "
+                f"partial), so its derivative is counted")

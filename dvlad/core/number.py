@@ -104,9 +104,9 @@ class ADNumber:
         v = strip_dead(self)
         if isinstance(v, ADNumber):
             raise PerturbedConversionError(
-                f"pickling a number carrying perturbation {v.tag!r} (from a running "
-                f"{v.tag.origin} call) would lose its derivative: its tape and tag do not "
-                f"travel. Pickle the inputs and differentiate where they arrive, or pickle "
+                f"pickling a number carrying perturbation {v.tag!r} (made by "
+                f"{v.tag.made_by}, still running) would lose its derivative: its tape and tag "
+                f"do not travel. Pickle the inputs and differentiate where they arrive, or pickle "
                 f"dvlad.primal(x) on purpose.")
         return _the_value, (v,)
 
@@ -139,12 +139,13 @@ def _constant_or_raise(x, what):
     x = strip_dead(x)
     if isinstance(x, ADNumber):
         raise PerturbedConversionError(
-            f"{what} of a number carrying perturbation {x.tag!r} (from a running "
-            f"{x.tag.origin} call) would silently drop its derivative. Use dvlad.sin, dvlad.exp, "
-            f"... instead of math.* or mpmath.* (they take floats, numpy numbers and mpf, and "
-            f"keep mpf's precision), or dvlad.primal(x) to strip the perturbation on purpose. "
-            f"(numpy calls float() when a dvlad number is stored into a float array, r[i] = x: "
-            f"build arrays of dvlad numbers with np.array([...]) or np.stack instead.)")
+            f"{what} of a number carrying perturbation {x.tag!r} would silently drop its "
+            f"derivative. {x.tag!r} was made by {x.tag.made_by}, which is still running and "
+            f"needs this number's derivative. Use dvlad.sin, dvlad.exp, ... instead of math.* "
+            f"or mpmath.* (they take floats, numpy numbers and mpf, and keep mpf's precision), "
+            f"or dvlad.primal(x) to strip the perturbation on purpose. (numpy calls float() "
+            f"when a dvlad number is stored into a float array, r[i] = x: build arrays of dvlad "
+            f"numbers with np.array([...]) or np.stack instead.)")
     return x
 
 

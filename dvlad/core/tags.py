@@ -8,6 +8,9 @@ A tag is *live* while the call that made it is running.  When the call returns t
 bundle or tape cell that escaped the call is, from then on, a constant equal to its primal.
 """
 import itertools
+import linecache
+import os
+import sys
 import threading
 
 class Kind:
@@ -44,6 +47,14 @@ class Tag:
     def __repr__(self):
         return f"ε{self.n}"
 
+    @property
+    def made_by(self):
+        """Which call made this tag, for error messages: "the derivative call started at
+        app.py:12 (`D(f)(1.0)`), differentiating f (app.py:3)".  Found on the stack while the call runs (nothing is
+        recorded when a tag is made: that is every derivative call's cost); else its name only.
+        """
+        return _maker(self)
+
 
 def new_tag(kind, origin):
     """A fresh tag, newer than every tag made before it in this process."""
@@ -51,6 +62,49 @@ def new_tag(kind, origin):
     tag.n, tag.kind, tag.live, tag.tape, tag.origin = next(_counter), kind, True, None, origin
     tag.owner = None
     return tag
+
+
+def _maker(tag):
+    """The call that made live ``tag``: the outermost frame of dvlad's engine holding it as its
+    local ``tag`` is the operator's (its local ``f``, the function), and the first frame
+    outside the engine above that is the caller's."""
+    frame, maker = sys._getframe(1), None
+    while frame is not None:
+        if _in_engine(frame) and frame.f_locals.get("tag") is tag:
+            maker = frame
+        frame = frame.f_back
+    what = f"the {tag.origin} call"
+    if maker is None:
+        return what
+    f = maker.f_locals.get("f")
+    frame = maker.f_back
+    while frame is not None and _in_engine(frame):
+        frame = frame.f_back
+    if frame is not None:
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+        line = line.split("  #")[0].strip()            # (without an inline comment)
+        what += f" started at {_short(frame.f_code.co_filename)}:{frame.f_lineno}"
+        what += f" (`{line}`)" if line else ""
+    code = getattr(f, "__code__", None)
+    if code is not None and not code.co_filename.startswith(_ENGINE):
+        what += f", differentiating {getattr(f, '__qualname__', code.co_name)} " \
+                f"({_short(code.co_filename)}:{code.co_firstlineno})"
+    return what
+
+
+_ENGINE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep   # dvlad/
+
+
+def _in_engine(frame):
+    """Is frame dvlad's own machinery (not the tour, not generated or user code)?"""
+    name = frame.f_globals.get("__name__", "")
+    return name.startswith("dvlad.") and not name.startswith("dvlad.teaching")
+
+
+def _short(path):
+    """path relative to the working directory when it is below it, else its file name."""
+    here = os.getcwd() + os.sep
+    return path[len(here):] if path.startswith(here) else os.path.basename(path)
 
 
 def alive(tag):
@@ -116,7 +170,13 @@ class DvladError(Exception):
 
 
 class PerturbedConversionError(DvladError, TypeError):
-    """A number carrying a live perturbation was converted to a plain Python number."""
+    """A number carrying a live perturbation was converted to a plain number (``float(x)``,
+    ``math.sin(x)``, a store into a float array), which would drop its derivative silently.
+
+    The message names the perturbation (``ε<n>``), the derivative call that made it and is still
+    running (:attr:`Tag.made_by`), and what to do: use dvlad's functions instead of ``math.*``,
+    build arrays with ``np.array([...])``, or strip it on purpose with ``dvlad.primal(x)``.
+    """
 
 
 class NotDifferentiableError(DvladError, TypeError):
@@ -140,9 +200,14 @@ class ArgumentError(DvladError, ValueError):
 
 
 class TagOrderError(DvladError, RuntimeError):
-    """A live perturbation turned up where the tag order says it cannot be: in a user primitive's
-    value or partials through a variable it closes over (pass it as an argument), or a bug in
-    dvlad."""
+    """A live perturbation turned up where the tag order says it cannot be.
+
+    The rule: an operation is lifted on the *newest* live tag among its arguments, and its value
+    and partials are computed one level down, at the arguments' primals, where that tag is gone;
+    so a number's layers always have the newest tag outside.  A user primitive (or an ``odeint``
+    right-hand side) that reaches the perturbed variable through a closure, not through its
+    arguments, breaks it: pass the variable as an argument.  Anything else is a bug in dvlad.
+    """
 
 
 class IntegrationError(DvladError, ArithmeticError):

@@ -339,7 +339,9 @@ def series_of(v, tag, n):
             cs = [series_of(c, tag, n) for c in v.coeffs]
             return [make_tower(vt, [c[k] for c in cs]) for k in range(n + 1)]
         raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
-                            f"{tag!r}; please report this as a dvlad bug")
+                            f"{tag!r}, where the tag order (newest tag outside, so an inner call "
+                            f"has returned before its caller reads a result) says none can be; "
+                            f"please report this as a dvlad bug")
     return [v] + [ZERO] * n
 
 

@@ -58,7 +58,9 @@ def _through_tower(v, vt, tag, inner):
     (made of ``inner`` of each coefficient), else a TagOrderError."""
     if type(v) is not Tower:
         raise TagOrderError(f"a live tape cell of the newer {vt!r} reached the result of "
-                            f"{tag!r}; please report this as a dvlad bug")
+                            f"{tag!r}, where the tag order (newest tag outside, so an inner call "
+                            f"has returned before its caller reads a result) says none can be; "
+                            f"please report this as a dvlad bug")
     return make_tower(vt, [inner(c) for c in v.coeffs])
 
 

@@ -165,7 +165,9 @@ def _primal(rhs, x, opts, first, info):
         if tag is not None:
             raise TagOrderError(
                 f"odeint: func returned a number carrying perturbation {tag!r} at plain y, t and "
-                f"args: it closes over a variable that a derivative is perturbing. Pass that "
+                f"args: it closes over a variable that a derivative is perturbing (the rule: "
+                f"odeint solves at the primals, where every perturbation is gone, and carries "
+                f"the derivatives of y, t and args itself). Pass that "
                 f"variable through args=(...) (func(y, t, *args)), so that its derivative is "
                 f"counted")
         return np.asarray(v, dtype=np.float64)
