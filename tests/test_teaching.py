@@ -246,13 +246,15 @@ def test_tape_graph_writes_dot_text(tmp_path):
         assert text.startswith("digraph tape {")
 
 
-def test_tape_graph_svg_without_graphviz(tmp_path, monkeypatch):
+def test_tape_graph_png_without_graphviz_says_what_works(tmp_path, monkeypatch):
+    """PNG and PDF need Graphviz; the error says so and names .svg and .dot, which do not.
+    (SVG without Graphviz: tests/test_teaching_pictures.py.)"""
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
-    path = tmp_path / "t.svg"
+    path = tmp_path / "t.png"
     with pytest.raises(dvlad.GraphvizMissingError) as info:
         dvlad.tape_graph(lambda x: x * x, 3.0, path=path)
     assert isinstance(info.value, dvlad.DvladError)
-    assert "dot" in str(info.value) and ".dot" in str(info.value)
+    assert "'dot'" in str(info.value) and ".svg" in str(info.value) and ".dot" in str(info.value)
     assert not path.exists()
 
 
@@ -365,10 +367,11 @@ def test_tour_runs_only_the_named_section():
     name, title = next(s for s in sections if s[0] == "confusion")
     done, _ = _tour(name)
     assert done.returncode == 0, done.stderr
-    assert f"[1/1] {title}  ({name})" in done.stdout
+    k = [s[0] for s in sections].index(name) + 1                # its number in the whole tour
+    assert f"[{k}/{len(sections)}] {title}  ({name})" in done.stdout
     for other, other_title in sections:
         if other != name:
-            assert other_title not in done.stdout
+            assert f"] {other_title}  ({other})" not in done.stdout
     assert "2.0" in done.stdout and "1.0" in done.stdout        # naive wrong, dvlad right
 
 
@@ -377,9 +380,10 @@ def test_tour_runs_two_named_sections():
     first, last = sections[0], sections[-1]
     done, _ = _tour(first[0], last[0])
     assert done.returncode == 0, done.stderr
-    assert f"[1/2] {first[1]}  ({first[0]})" in done.stdout
-    assert f"[2/2] {last[1]}  ({last[0]})" in done.stdout
-    assert sum(title in done.stdout for _, title in sections) == 2
+    n = len(sections)
+    assert f"[1/{n}] {first[1]}  ({first[0]})" in done.stdout
+    assert f"[{n}/{n}] {last[1]}  ({last[0]})" in done.stdout
+    assert sum(f"] {title}  ({name})" in done.stdout for name, title in sections) == 2
 
 
 def test_tour_unknown_section_is_an_error():
