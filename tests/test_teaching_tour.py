@@ -294,3 +294,27 @@ def test_every_section_says_why_in_one_sentence():
     for s in SECTIONS:
         sentence = lesson.why(s.run)
         assert sentence.endswith(".") and sentence.count(". ") == 0, s.name
+
+
+# ---- examples/teaching.py opens as a notebook ---------------------------------------------------
+
+def test_the_notebook_example_is_in_cell_format():
+    """Percent format (VS Code, Jupytext): `# %%` starts a code cell, `# %% [markdown]` a markdown
+    cell whose every line is a comment; the file starts with a markdown cell and no cell is
+    empty.  (tests/test_examples.py runs it.)"""
+    text = (ROOT / "examples" / "teaching.py").read_text(encoding="utf-8")
+    cells = re.split(r"^(# %%.*)$", text, flags=re.MULTILINE)
+    assert cells[0] == ""
+    markers, bodies = cells[1::2], cells[2::2]
+    assert markers[0] == "# %% [markdown]"
+    kinds = [m for m in markers]
+    assert set(kinds) == {"# %%", "# %% [markdown]"}
+    assert kinds.count("# %%") >= 6 and kinds.count("# %% [markdown]") >= 6
+    for marker, body in zip(markers, bodies):
+        lines = [ln for ln in body.strip("\n").splitlines()]
+        assert lines, marker
+        if marker == "# %% [markdown]":
+            assert all(ln == "#" or ln.startswith("# ") for ln in lines), lines
+        else:
+            assert any(ln and not ln.startswith("#") for ln in lines)
+    assert text.count("assert ") >= 15
