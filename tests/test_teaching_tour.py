@@ -6,6 +6,7 @@ number, name and range, --list and --step (with stdin a pipe, at EOF) are run as
 """
 import contextlib
 import io
+import math
 import os
 import re
 import subprocess
@@ -170,7 +171,6 @@ def test_nesting_by_name_introduces_D_and_R_before_using_them():
 
 
 def test_amazing_bug_section_prints_e_to_the_7():
-    import math
     out = section_output("functions")
     assert out.count(f"\n  {math.exp(7)!r}\n") == 2
     assert "D = ad.derivative" in out
@@ -185,6 +185,9 @@ def test_tape_section_prints_the_table_and_the_dot_text():
     assert "<- output" in out and "digraph tape {" in out
     grad = dvlad.gradient_r(f)((0.5, 2.0))
     assert f"sensitivity {grad[0]!r}" in out and f"sensitivity {grad[1]!r}" in out
+    cos = math.cos(0.5)                # the sweep's sum for x[0], written out: 2·cos 0.5 + 1
+    assert (f"For #0 (x[0]) that is 2.0 × {cos!r} (from #2) + 1.0 × 1.0 (from #4) = "
+            f"{2.0 * cos + 1.0!r}, its sensitivity {grad[0]!r}.") in " ".join(out.split())
 
 
 def test_arrays_section_prints_a_whole_error_from_a_function_with_no_rule():
@@ -307,7 +310,7 @@ def test_the_notebook_example_is_in_cell_format():
     assert cells[0] == ""
     markers, bodies = cells[1::2], cells[2::2]
     assert markers[0] == "# %% [markdown]"
-    kinds = [m for m in markers]
+    kinds = list(markers)
     assert set(kinds) == {"# %%", "# %% [markdown]"}
     assert kinds.count("# %%") >= 6 and kinds.count("# %% [markdown]") >= 6
     for marker, body in zip(markers, bodies):

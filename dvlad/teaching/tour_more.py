@@ -6,17 +6,29 @@ import dvlad as ad
 from .lesson import run, say, section, show, wrapped
 
 
+def _sum_for_cell_0(pic):
+    """The sweep's sum for cell #0, written out from the picture's own numbers."""
+    cells = pic.cells
+    terms = [(c.index, c.sensitivity, d) for c in cells for a, d in c.links if a == 0]
+    total = sum(float(s) * float(d) for _, s, d in terms)
+    parts = " + ".join(f"{s} × {d} (from #{k})" for k, s, d in terms)
+    return (f"For #0 (x[0]) that is {parts} = {total!r}, its sensitivity "
+            f"{cells[0].sensitivity}.")
+
+
 @section("A picture of the tape")
 def tape():
     """Reverse mode's tape is a graph of f's operations; drawing it shows where each partial
     derivative sits and how the sweep adds them up into the gradient."""
     env = {}
     run("import dvlad as ad\npic = ad.tape_graph(lambda p: ad.sin(p[0]) * p[1] + p[0], (0.5, 2.0))", env)
-    show("pic", env)
-    say("Each cell has its tape index, primal and sensitivity (∂output/∂cell: for the inputs, "
-        "the gradient); a computed cell lists its inputs with the local partials, "
-        "#input·partial.  The sweep sets the output's sensitivity to 1 and walks back, giving "
-        "each cell the sum, over the cells that use it, of their sensitivity × the partial.")
+    pic = show("pic", env)
+    say("Each cell has its tape index, primal and sensitivity (∂output/∂cell); a computed cell "
+        "lists its inputs with the local partials, #input·partial.  The sweep sets the "
+        "output's sensitivity to 1 and walks back, giving each cell the sum, over the cells "
+        "that use it, of their sensitivity × the partial.  " + _sum_for_cell_0(pic) +
+        "  The inputs' sensitivities are the gradient:")
+    show("ad.gradient_r(lambda p: ad.sin(p[0]) * p[1] + p[0])((0.5, 2.0))", env)
     say("In Jupyter, pic displays as a drawing (boxes for cells, arrows labelled with partials, "
         "unreached cells grey).  pic.save('tape.svg') writes it with nothing installed: dvlad "
         "draws the SVG itself, and uses Graphviz's layout when Graphviz is there.  As a string, "
