@@ -170,6 +170,8 @@ def test_svg_of_arrays_constants_and_awkward_names(no_graphviz):
     root = parse(dvlad.tape_graph(lambda p: 5.0, (1.0, 2.0)).svg())
     assert any("output 5.0 does not depend on the input" in (t.text or "")
                for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    root = parse(dvlad.tape_graph(lambda p: 1.0, ()).svg())                # an empty tape
+    assert boxes(root) == {} and float(root.get("width")) > len("output 1.0 does not") * 7
     root = parse(dvlad.tape_graph(lambda d: d["<a & 'b'>"] * 2.0, {"<a & 'b'>": 1.0}).svg())
     assert boxes(root)[0][5][1] == "x[\"<a & 'b'>\"] = 1.0"
 

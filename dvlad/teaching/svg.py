@@ -2,9 +2,9 @@
 
 The layout is layered, left to right as Graphviz's ``rankdir=LR``: an input sits in column 0 and
 every other cell one column right of the rightmost cell it links to (its longest path from an
-input), so every edge points right.  Cells in a column keep their tape order.  Each edge is a
-curve from the input's box to the user's, labelled with the partial; two links between the same
-cells (x·x) are drawn apart.  Text is monospace, so a box's width follows from its longest line.
+input), so every edge points right (see :func:`layout` for the order within a column and the
+links that skip columns).  Each edge is a curve from the input's box to the user's, labelled with
+the partial; two links between the same cells (x·x) are drawn apart.  Text is monospace, so a box's width follows from its longest line.
 """
 from xml.sax.saxutils import escape
 
@@ -113,9 +113,11 @@ def draw(tape):
     place, waypoints, (width, height) = layout(tape)
     reached = {c.index: c.reached for c in tape.cells}
     title = f"tape of {tape.tag}: {len(tape.cells)} cells; edge labels are partials"
+    note = f"output {tape.constant} does not depend on the input"
     if tape.constant is not None:
-        title += f"; the output {tape.constant} does not depend on the input"
+        title += f"; the {note}"
         height += LINE
+        width = max(width, 2 * MARGIN + len(note) * CHAR)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_num(width)}" '
            f'height="{_num(height)}" viewBox="0 0 {_num(width)} {_num(height)}" '
            f'font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="{FONT}">',
@@ -141,8 +143,7 @@ def draw(tape):
                              weight=k == 0))
         out.append("</g>")
     if tape.constant is not None:
-        out.append(_text(MARGIN, height - MARGIN / 2, f"output {tape.constant} does not "
-                         f"depend on the input", INK))
+        out.append(_text(MARGIN, height - MARGIN / 2, note, INK))
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -174,7 +175,7 @@ def _edges(tape, waypoints, reached):
             # cell have not met yet), on a white ground so that crossing lines stay legible
             (x0, y0), (x3, y3) = pts[-2], pts[-1]
             mx, my = 0.55 * x0 + 0.45 * x3, 0.55 * y0 + 0.45 * y3 + 0.75 * shift + FONT / 3
-            label = _clip(d, 16)
+            label = _clip(d, 13)          # fits the gap between columns
             lw = len(label) * CHAR + 6
             out.append(f'<rect x="{_num(mx - lw / 2)}" y="{_num(my - FONT + 1)}" '
                        f'width="{_num(lw)}" height="{FONT + 3}" fill="white" '

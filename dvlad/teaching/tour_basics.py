@@ -95,7 +95,8 @@ def confusion():
          "wrong: should be 1")
     t = _trace_2005(ad.naive.derivative)
     e = epsilons
-    say("Step by step (the values of the run above; naive.Dual(a, b) is a + bε):")
+    say("Step by step: the tour ran the same example again keeping every intermediate value "
+        "(_trace_2005 in dvlad/teaching/tour_basics.py); naive.Dual(a, b) is a + bε:")
     _steps([("outer call:", f"x = {e(t['x'])}", repr(t["x"])),
             ("inner call:", f"y = {e(t['y'])}", f"{t['y']!r}: the SAME ε, nobody's in particular"),
             ("", f"x + y = {e(t['x + y'])}", repr(t["x + y"])),
