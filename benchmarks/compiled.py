@@ -10,8 +10,8 @@ hand), eager dvlad, the first call of the compiled function (trace + code genera
 replay (median of repeats after the first call), and jax.jit of the same derivative (after one
 warm-up call; its compile time is reported too) where jax is installed.  Ratios are to the
 baseline timed in the same process, interleaved, medians; "pays back" is the first-call cost
-over what each replay saves against eager dvlad, in calls.  Arrays still run eagerly in this
-version of dvlad.compile (the numpy rows say so and give the eager figure).
+over what each replay saves against eager dvlad, in calls.  The (r) rows are #17's research
+workloads (benchmarks/research.py), compiled, against their hand-written numpy derivatives.
 """
 import argparse
 import math
@@ -142,13 +142,62 @@ def _in_subprocess(program, mode):
 
 def _numpy_rows(rows):
     x, v = rosen_np_point(1000)
-    cg, ch = ad.compile(ad.gradient_r(rosen_np)), ad.compile(lambda x, v: ad.hvp(rosen_np, x, v))
-    rows.append(row("(c) numpy Rosenbrock gradient, n=1000 (arrays: eager)",
-                    lambda: rosen_np_grad(x), None, lambda: cg(x),
-                    lambda: np.allclose(cg(x), rosen_np_grad(x))))
-    rows.append(row("(c) numpy Rosenbrock HVP, n=1000 (arrays: eager)",
-                    lambda: rosen_np_hvp(x, v), None, lambda: ch(x, v),
+    g, h = ad.gradient_r(rosen_np), (lambda x, v: ad.hvp(rosen_np, x, v))
+    cg, ch = ad.compile(g), ad.compile(h)
+    rows.append(row("(c) numpy Rosenbrock gradient, n=1000", lambda: rosen_np_grad(x),
+                    lambda: g(x), lambda: cg(x), lambda: np.allclose(cg(x), rosen_np_grad(x))))
+    rows.append(row("(c) numpy Rosenbrock HVP, n=1000", lambda: rosen_np_hvp(x, v),
+                    lambda: h(x, v), lambda: ch(x, v),
                     lambda: np.allclose(ch(x, v), rosen_np_hvp(x, v))))
+    _research_rows(rows)
+
+
+def _research_rows(rows):
+    """#17's research workloads (benchmarks/research.py), each a function of its parameters,
+    compiled; the baseline is the hand-written numpy derivative, as there."""
+    import research as R
+    try:
+        jit = R._peer_jax(True)
+    except ImportError:
+        jit = None
+    theta, D2, y = R.gp_data(200)
+    for how, f in (("cholesky", R.gp_nlml_cholesky), ("slogdet", R.gp_nlml_slogdet)):
+        g = ad.gradient_r(lambda t, f=f: f(t, D2, y))
+        c = ad.compile(g)
+        base = (lambda how=how: R.gp_grad(theta, D2, y, "cholesky" if how == "cholesky"
+                                          else "inv"))
+        peers = [("jax.jit", *_timed(jit, ("gp", f.__name__), theta, D2, y))] if jit else []
+        rows.append(row(f"(r1) GP gradient, {how}, n=200", base, lambda g=g: g(theta),
+                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base()),
+                        peers))
+    w, X, yl, v = R.lr_data(10_000, 100)
+    for mode in ("fr", "rr"):
+        h = (lambda u, mode=mode: ad.hvp(lambda q: R.lr_logaddexp(q, X, yl), u, v, mode))
+        c = ad.compile(h)
+        peers = [("jax.jit", *_timed(jit, ("lr", "lr_logaddexp", mode), w, X, yl, v))] \
+            if jit else []
+        rows.append(row(f"(r2) logistic HVP {mode}, 10000×100", lambda: R.lr_hvp(w, X, yl, v),
+                        lambda h=h: h(w), lambda c=c: c(w),
+                        lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v)), peers))
+    params, Xb, Y = R.mlp_data(256)
+    for act in ("tanh", "relu"):
+        g = ad.gradient_r(lambda p, act=act: R.mlp_loss(p, Xb, Y, act))
+        c = ad.compile(g)
+        peers = [("jax.jit", *_timed(jit, ("mlp", act), params, Xb, Y))] if jit else []
+        rows.append(row(f"(r3) MLP gradient, {act}, batch 256",
+                        lambda act=act: R.mlp_grad(params, Xb, Y, act), lambda g=g: g(params),
+                        lambda c=c: c(params),
+                        lambda c=c, act=act: all(np.allclose(c(params)[k], want)
+                                                 for k, want in R.mlp_grad(params, Xb, Y,
+                                                                           act).items()),
+                        peers))
+
+
+def _timed(make, *args):
+    """(thunk, compile seconds) of a jax.jit peer from research.py's maker."""
+    t = time.perf_counter()
+    thunk = make(*args)
+    return thunk, time.perf_counter() - t
 
 
 def table(rows):

@@ -10,6 +10,8 @@ import builtins
 
 import numpy as np
 
+from ..core import pool
+from ..core.base import dtype_of
 from ..core.number import ARRAY_OPS
 from ..core.lift import lift
 from ..numbers.partials import GivenPrimitive, _shape
@@ -40,6 +42,10 @@ def _primitive(name, value, partials, with_result=False):
             if isinstance(a, ADNumber):
                 break
         else:                          # plain numbers (every primitive, one level down)
+            if pool.TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
+                for a in args:
+                    if hasattr(type(a), "_dvlad_call"):
+                        return a._dvlad_call(name, value, args)
             return value(*args)
         return lift(prim, args)
     op.__name__ = op.__qualname__ = name
@@ -213,14 +219,14 @@ def _is_basic(idx):
 def _scatter_constant_aware(s, idx, out_shape):
     """scatter, also for a plain constant branch of a rule (INF, 0.5): broadcast into place."""
     if not hasattr(s, "tag") and np.ndim(s) == 0:
-        z = np.zeros(out_shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
+        z = pool.zeros(out_shape, np.result_type(dtype_of(s), np.float32))
         z[idx] = s
         return z
     return scatter(s, idx, out_shape)
 
 
 def _scatter_value(s, idx, out_shape):
-    z = np.zeros(out_shape, dtype=np.result_type(np.asarray(s).dtype, np.float32))
+    z = pool.zeros(out_shape, np.result_type(dtype_of(s), np.float32))
     if _is_basic(idx):              # no index repeats: assignment, much faster than np.add.at
         z[idx] = s
     else:
@@ -241,8 +247,16 @@ def place(s, idx, shp):
     return scatter(s, idx, shp)
 
 
+def _index(x, idx):
+    """x[idx]; a plain x indexed by a traced array (dvlad.compile's) asks the index to record
+    it (numpy would read the index's elements itself)."""
+    if type(x) is np.ndarray and hasattr(type(idx), "_dvlad_index"):
+        return idx._dvlad_index(x)
+    return x[idx]
+
+
 getitem = _primitive(
-    "getitem", lambda x, idx: x[idx],
+    "getitem", _index,
     lambda x, idx: _getitem_partials(shape(x), idx))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from . import composite, decompositions, numerics, objects, products, shaping, statistics
 from . import linalg as LA
 from . import primitives as A
+from ..core.base import dtype_of
 from ..core.rules import TABLE
 from ..numbers.primitives import OPS
 from ..core.number import ADNumber, strip
@@ -315,7 +316,7 @@ def _dtype(self):
     b])) finish with ``result.dtype.type(result / n)``, which must keep the AD number, and
     np.object_(x) is x (np.float64(x) would drop the derivative, and raises)."""
     p = strip(self)
-    return np.asarray(p).dtype if np.ndim(p) else np.dtype(object)
+    return dtype_of(p) if np.ndim(p) else np.dtype(object)
 
 
 def _install(cls):

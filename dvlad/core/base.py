@@ -136,6 +136,13 @@ def dispatch(name, arity, f_math, f_np, f_mp):
     return base
 
 
+def dtype_of(x):
+    """numpy's dtype for number or array x, without asking numpy to convert an array (a
+    traced one, dvlad.compile's, cannot be)."""
+    d = getattr(x, "dtype", None)
+    return d if isinstance(d, np.dtype) else np.asarray(concrete(x)).dtype
+
+
 def concrete(x):
     """The number a traced value stands for (dvlad.compile's first call), else x: for reading
     a base number's type or precision, never for computing with it."""

@@ -30,7 +30,7 @@ import numpy as np
 
 from .switch import REFERENCE
 
-__all__ = ["empty", "times", "plus", "minus", "negative", "copy", "private_copy", "out1", "out2",
+__all__ = ["empty", "zeros", "making", "tracing", "times", "plus", "minus", "negative", "copy", "private_copy", "out1", "out2",
            "handle", "value_of",
            "released", "clear", "configure", "stats"]
 
@@ -140,17 +140,61 @@ def _trim(limit):
         _evict(_held[0] - limit, None)
 
 
+# While dvlad.compile traces on a thread, its arrays are made by the trace (so that what dvlad
+# writes into them is recorded): how many threads are tracing, and each one's maker.
+_tracing = TRACING = [0]     # (TRACING[0] first: the cheap test, before tracing())
+_makers = threading.local()
+
+
+class making:
+    """``with making(fn):`` :func:`empty` arrays come from ``fn(shape, dtype)`` on this thread
+    (``making(None)``: from numpy, as usual)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __enter__(self):
+        self.before = getattr(_makers, "fn", None)
+        _makers.fn = self.fn
+        with _lock:
+            _tracing[0] += 1
+
+    def __exit__(self, *exc):
+        _makers.fn = self.before
+        with _lock:
+            _tracing[0] -= 1
+        return False
+
+
 def empty(shape, dtype):
     """An uninitialized array of ``shape`` and ``dtype`` (C order), from the pool if it is large.
 
     The caller must write every element before reading it, as with ``np.empty``.
     """
+    if _tracing[0]:
+        fn = getattr(_makers, "fn", None)
+        if fn is not None:
+            return fn(tuple(shape), np.dtype(dtype))
     dtype = np.dtype(dtype)
     nbytes = dtype.itemsize
     for s in shape:
         nbytes *= s
     a = _take(shape, dtype, nbytes) if nbytes >= _settings["threshold"] and _ENABLED else None
     return np.empty(shape, dtype) if a is None else a
+
+
+def tracing():
+    """Whether dvlad.compile is tracing on this thread (its arrays record what is done)."""
+    return bool(_tracing[0]) and getattr(_makers, "fn", None) is not None
+
+
+def zeros(shape, dtype):
+    """np.zeros(shape, dtype), or, while dvlad.compile traces, an array of the trace's."""
+    if _tracing[0] and getattr(_makers, "fn", None) is not None:
+        z = empty(shape, dtype)
+        z.fill(0)
+        return z
+    return np.zeros(shape, dtype)
 
 
 def _take(shape, dtype, nbytes):
@@ -294,6 +338,8 @@ _private = {}
 def private_copy(a):
     """A copy of the plain array ``a`` that only dvlad holds, or ``a`` itself if it already is
     one or a view of one (the reference path always copies)."""
+    if _tracing[0] and tracing() and not REFERENCE:  # dvlad.compile copies what it records
+        return a
     b = None if REFERENCE else a
     while type(b) is np.ndarray:
         r = _private.get(id(b))

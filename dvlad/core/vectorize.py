@@ -29,6 +29,7 @@ import ast
 
 import numpy as np
 
+from . import pool
 from .number import ADNumber
 from .switch import REFERENCE
 from .tags import FORWARD
@@ -151,6 +152,8 @@ def make_helpers(ops):
     """The run-time helpers, given dvlad's array operations ``ops`` (a dict, filled when
     dvlad.arrays is imported): broadcast_to, getitem and scatter."""
     def select(c, a, b, *args):
+        if pool.TRACING[0] and pool.tracing() and _ndim(c) and all(map(_lanes_apart, args)):
+            return _both(c, a, b, args)
         u = _uniform(c)
         if u is not None:
             return a(*args) if u else b(*args)
@@ -173,6 +176,18 @@ def make_helpers(ops):
             others = _typed(others, dt)
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
 
+    def _both(c, a, b, args):
+        """select while dvlad.compile traces: both branches on every lane, then where (the
+        lanes taken are those a replay must take on other numbers too: no decision on values
+        is recorded).  Each lane's value is the one the branch gives it eagerly."""
+        dt = _lanes_dtype(args)
+        args = [_typed(v, dt) if type(v) in _WEAK else v for v in args]
+        with np.errstate(all="ignore"):
+            yes, no = a(*args), b(*args)
+        yes = _typed(yes, dt) if type(yes) in _WEAK else yes
+        no = _typed(no, dt) if type(no) in _WEAK else no
+        return ops["where"](c, yes, no)
+
     def _patched(c, a, b, args):
         """select where no lane can reach another (plain arrays, bundles: elementwise forward
         arithmetic keeps lanes apart): the branch with more lanes runs on every lane, its values
@@ -193,7 +208,7 @@ def make_helpers(ops):
         if type(some) in _WEAK:
             some = _typed(some, dt)
         if isinstance(most, (np.ndarray, np.generic)) and isinstance(some, (np.ndarray, np.generic)):
-            out = np.empty(shape, np.result_type(most, some))
+            out = pool.empty(shape, np.result_type(most, some))
             out[...] = most
             out[lanes] = some
             return out

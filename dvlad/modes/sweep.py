@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..core import pool
+from ..core.base import dtype_of
 from ..core.number import ARRAY_OPS, ADNumber
 from ..core.switch import REFERENCE
 from ..numbers.bundle import make_bundle, plain_bundle
@@ -178,7 +179,7 @@ def _negate(c):
         return Masked(_value(_negate(c.s)), c.mask)
     if t is Placed:
         return Placed(c.s, c.idx, c.shape, c.basic, not c.negated)
-    if t is np.ndarray or plain_bundle(c):
+    if isinstance(c, np.ndarray) or plain_bundle(c):
         return Negated(c)
     if t is Cotangent:
         return Cotangent(-u for u in c)
@@ -202,13 +203,15 @@ def _add_into(v, c):
     subtract = type(c) is Negated
     if subtract:
         c = c.s
-    if type(v) is np.ndarray:
+    if isinstance(v, np.ndarray):
+        if pool.TRACING[0] and type(v) is np.ndarray and pool.tracing() and not _plain(c):
+            return False            # (dvlad.compile: a traced value into a plain array)
         if type(c) is Placed:
             if isinstance(c.s, (np.ndarray, np.generic, float)):
                 c.add_into(v, subtract)
                 return True
             return False
-        if type(c) is float or type(c) is np.ndarray and c.shape == v.shape:
+        if type(c) is float or isinstance(c, np.ndarray) and c.shape == v.shape:
             (np.subtract if subtract else np.add)(v, c, out=v)
             return True
         return False
@@ -228,13 +231,20 @@ def _add_into(v, c):
     return False
 
 
+def _plain(c):
+    """c is a plain number or array (or a Placed one): not one of dvlad.compile's traced ones."""
+    if type(c) is Placed:
+        c = c.s
+    return type(c) is np.ndarray or type(c) is float or isinstance(c, np.generic)
+
+
 def _fresh_sum(v, c):
     """v + c in arrays allocated here (so the slot may own them), or None for other kinds."""
     negated = type(v) is Negated
     if negated:
         v = v.s
     copy = pool.negative if negated else pool.copy
-    if type(v) is np.ndarray:
+    if isinstance(v, np.ndarray):
         w = copy(v)
     elif plain_bundle(v):
         w = make_bundle(v.tag, copy(v.primal), copy(v.tangent))
@@ -262,7 +272,7 @@ class Placed:
                                Placed(s.tangent, self.idx, self.shape, self.basic,
                                       self.negated).dense())
         # np.asarray: a Python float is "weak" in result_type and would make float32 here
-        dtype = np.result_type(np.asarray(s).dtype, np.float32)
+        dtype = np.result_type(dtype_of(s), np.float32)
         span = self._leading_span()
         if span is None:
             z = pool.empty(self.shape, dtype)
@@ -293,7 +303,7 @@ class Placed:
         """v += this (or v -= this, with ``subtract``), in place."""
         subtract = subtract != self.negated
         view = v[self.idx] if self.basic == "view" else None
-        if type(view) is np.ndarray:    # slices and integers: add into the view, one pass
+        if isinstance(view, np.ndarray):    # slices and integers: add into the view, one pass
             (np.subtract if subtract else np.add)(view, self.s, out=view)
         elif self.basic:            # a boolean mask: no repeated positions, += is exact
             if subtract:

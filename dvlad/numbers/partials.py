@@ -168,19 +168,19 @@ def _base_of(v):
 def _is_array(v):
     while type(v) is Bundle or type(v) is TapeCell or type(v) is Tower:
         v = v.primal
-    return type(v) is np.ndarray
+    return isinstance(v, np.ndarray)
 
 
 def _shape(v):
     """The shape of v's primal (() for scalars), without numpy's slower np.shape."""
     while type(v) is Bundle or type(v) is TapeCell or type(v) is Tower:
         v = v.primal
-    return v.shape if type(v) is np.ndarray else np.shape(v)
+    return v.shape if isinstance(v, np.ndarray) else np.shape(v)
 
 
 def _snapshot(v):
     """A copy of a plain array constant (reverse mode reads it later); anything else as is."""
-    return pool.private_copy(v) if type(v) is np.ndarray else v
+    return pool.private_copy(v) if isinstance(v, np.ndarray) else v
 
 
 class ElementwiseMap(LinearMap):
@@ -324,7 +324,7 @@ class RowPrimitive:
             bx = bx.primal
         while isinstance(by, ADNumber):
             by = by.primal
-        if type(bx) is np.ndarray or type(by) is np.ndarray:
+        if isinstance(bx, np.ndarray) or isinstance(by, np.ndarray):
             return self._at_arrays(px, py, ins, kind)
         if type(bx) is not type(by):
             px, py = base.promote(px, py, strip)

@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 
 from ..modes.api import derivative
-from ..core.base import MPF, concrete, zero_like
+from ..core.base import MPF, concrete, dtype_of, zero_like
 from ..numbers.bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
@@ -113,8 +113,8 @@ def _default_tol(xs, ys):
         return 2 * mpmath.mp.eps
     # the iterates are f's values: the least precise float type among them sets the precision
     # (f computing in float32, in any component, from a Python-float x0 cannot reach float64's)
-    eps = [float(np.finfo(np.asarray(v).dtype).eps) for v in (ys or xs)
-           if isinstance(v, (np.generic, np.ndarray)) and np.issubdtype(np.asarray(v).dtype,
+    eps = [float(np.finfo(dtype_of(v)).eps) for v in (ys or xs)
+           if isinstance(v, (np.generic, np.ndarray)) and np.issubdtype(dtype_of(v),
                                                                        np.floating)]
     return 2 * max(eps, default=2.220446049250313e-16)
 

@@ -3,30 +3,31 @@ import builtins
 import collections
 import functools
 import inspect
+import os
 import threading
 
 import numpy as np
 
+from ...core import pool
 from ...core.base import MPF
 from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures
+from .checks import _Eager, _aliases, _check, _rebuild
 from .codegen import Miss, Names, define, generate
+from .arrays import TracedArray
 from .traced import Trace, TraceLeakError, Traced, Untraceable
 from .watch import Watch
 
 _FLOATS = (float, np.float64, np.float32, np.float16, np.longdouble)
 _STATIC = (int, bool, str, bytes, complex, type(None))
 _JUST_FLOAT = {float}
+_DEBUG = bool(os.environ.get("DVLAD_COMPILE_DEBUG"))     # print why a trace failed
 
 
 class NotCompiledError(DvladError, RuntimeError):
     """``source()`` of a compiled function that has no trace (not called yet, or run eagerly)."""
-
-
-class _Eager(Exception):
-    """This call's arguments are run eagerly (the message says why)."""
 
 
 def _kind(x, leaves, objects):
@@ -52,10 +53,15 @@ def _kind(x, leaves, objects):
     if isinstance(x, (ADNumber, Traced)):
         raise _Eager("called with dvlad numbers (inside an outer derivative, or inside another "
                      "compiled function's trace): F runs eagerly, as part of the outer call")
+    if t is np.ndarray:
+        if x.dtype.kind not in "fiub" or x.dtype.byteorder == ">":
+            raise _Eager(f"called with an array of dtype {x.dtype} (arrays of real numbers, "
+                         f"integers and booleans are traced)")
+        leaves.append(x)
+        return (t, x.shape, x.dtype.str, x.strides, x.flags.writeable)
     if isinstance(x, np.ndarray):
-        raise _Eager("called with a numpy array: arrays run eagerly in this version of "
-                     "dvlad.compile (scalar code, tuples, lists and dicts of numbers are "
-                     "compiled)")
+        raise _Eager(f"called with a {t.__name__} (an ndarray subclass: plain numpy arrays "
+                     f"are traced)")
     if isinstance(x, tuple) and hasattr(t, "_fields"):
         return (t, tuple(_kind(v, leaves, objects) for v in x))
     try:
@@ -65,20 +71,6 @@ def _kind(x, leaves, objects):
                      f"a hashable object a trace could be kept for): F runs eagerly") from None
     objects.append(x)
     return ("object", t, x)     # (the key holds x: an id could come back for another object)
-
-
-def _rebuild(x, values):
-    """x with its float leaves replaced, in order, by ``values`` (an iterator)."""
-    t = type(x)
-    if t in _FLOATS or t is MPF:
-        return next(values)
-    if t is tuple or t is list:
-        return t(_rebuild(v, values) for v in x)
-    if t is dict:
-        return {k: _rebuild(v, values) for k, v in x.items()}
-    if isinstance(x, tuple) and hasattr(t, "_fields"):
-        return t(*(_rebuild(v, values) for v in x))
-    return x
 
 
 def _containers(x, out):
@@ -105,7 +97,7 @@ def _concrete(out):
     """The traced run's result with every traced value replaced by its number; raises
     Untraceable where a traced value sits inside something else."""
     t = type(out)
-    if t is Traced:
+    if t is Traced or t is TracedArray:
         return out.value
     if t is tuple or t is list:
         return t(_concrete(v) for v in out)
@@ -113,7 +105,8 @@ def _concrete(out):
         return {k: _concrete(v) for k, v in out.items()}
     if isinstance(out, tuple) and hasattr(t, "_fields"):
         return t(*(_concrete(v) for v in out))
-    if t in _STATIC or t in _FLOATS or t is MPF or isinstance(out, np.generic):
+    if t in _STATIC or t in _FLOATS or t is MPF or isinstance(out, np.generic) or \
+            t is np.ndarray:
         return out
     raise Untraceable(f"F returned a {t.__name__}")
 
@@ -212,6 +205,8 @@ class Compiled:
         try:
             key = (tuple(_kind(a, leaves, objects) for a in args),
                    tuple((k, _kind(v, leaves, objects)) for k, v in kwargs.items()))
+            if len(leaves) > 1 and any(type(v) is np.ndarray for v in leaves):
+                key += (_aliases(leaves),)
         except _Eager as e:
             self._note(f"eager: {e}")
             return self.f(*args, **kwargs)
@@ -247,14 +242,19 @@ class Compiled:
             return self._give_up(key, f"F uses {walk.draws}", args, kwargs)
         entries = walk.entries
         trace = Trace()
-        inputs = [trace.value(x) for x in leaves]
+        trace.checked = {id(e.value): e.value for e in entries if type(e.value) is np.ndarray}
+        inputs = []
+        for x in leaves:
+            same = trace.known(x) if type(x) is np.ndarray else None
+            inputs.append(same if same is not None else trace.wrap(x))
+        before = [(x, x.copy()) for x in leaves if type(x) is np.ndarray]
         values = iter(inputs)
         targs = _rebuild(args, values)
         tkwargs = _rebuild(kwargs, values)
         rng = captures.global_rng_state()
         given = _containers((targs, tkwargs), [])
         failed = None
-        with (Watch() if walk.unknown else _Unwatched()) as watch:
+        with (Watch() if walk.unknown else _Unwatched()) as watch, pool.making(trace.empty):
             try:
                 out = self.f(*targs, **tkwargs)
             except TraceLeakError:
@@ -265,6 +265,8 @@ class Compiled:
             finally:
                 trace.done = True
         if failed is not None:
+            if _DEBUG:
+                __import__("traceback").print_exception(failed)
             why = str(failed) if isinstance(failed, Untraceable) else \
                 f"tracing raised {type(failed).__name__}: {failed}"
             result = self.f(*args, **kwargs)   # F's own answer (or its exception)
@@ -297,8 +299,17 @@ class Compiled:
                 return self.f(*args, **kwargs)
         wheres = {k: op[-1] for k, op in enumerate(trace.ops) if op[0] != "op"}
         replay = Replay(define(code.source(), "replay", self.ns, self.label), code, wheres)
-        self._store(key, replay)
         result = _concrete(out)
+        if trace.array_ops():
+            if any(not np.array_equal(x, was, equal_nan=True) for x, was in before):
+                self._remember_eager(key, "F writes into its array arguments (a replay would "
+                                          "write them again when it is checked)")
+                return result
+            why, result = _check(replay, self.f, args, kwargs, leaves, result)
+            if why is not None:
+                self._remember_eager(key, why)
+                return result
+        self._store(key, replay)
         trace.ops.clear()       # (its values refer to it: free them now, not at the next collection)
         return result
 

@@ -22,7 +22,7 @@ from .traced import Traced, Untraceable, _same_type, _is_integer
 INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
          operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lt: "<",
          operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
-         operator.ne: "!="}
+         operator.ne: "!=", operator.matmul: "@"}
 PREFIX = {operator.neg: "-", operator.pos: "+"}
 NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 # cannot raise on numbers, so an unread result is left out
@@ -79,11 +79,13 @@ class Names:
 
 
 def arg(a, names):
-    return f"v{a.ref}" if type(a) is Traced else names.const(a)
+    return f"v{a.ref}" if isinstance(a, Traced) else names.const(a)
 
 
 def expression(fn, name, args, names, ref):
     a = [ref(x, names) for x in args]
+    if fn is operator.getitem and len(a) == 2:
+        return f"{a[0]}[{a[1]}]"
     if fn in INFIX and len(a) == 2:
         return f"{a[0]} {INFIX[fn]} {a[1]}"
     if fn in PREFIX:
@@ -130,19 +132,23 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
     return out
 
 
-def simplify(ops):
+def simplify(ops, fresh=()):
     """([(index, op)], alias): each repeated computation (the same function of the same values)
-    made once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
+    made once (but never an array: ``fresh``, each op making one makes its own), and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
     the value or constant that stands for it."""
     alias, seen, kept, stand_ins = {}, {}, [], {}
     times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
         if op[0] != "op":
-            args = tuple([alias.get(a.ref, a) if type(a) is Traced else a for a in op[3]])
+            args = tuple([alias.get(a.ref, a) if isinstance(a, Traced) else a for a in op[3]])
             kept.append((index, op[:3] + (args,) + op[4:]))
             continue
         _, out, name, fn, args = op
-        args = tuple([alias.get(a.ref, a) if type(a) is Traced else a for a in args])
+        args = tuple([alias.get(a.ref, a) if isinstance(a, Traced) else a for a in args])
+        if out in fresh or any(type(a) is not Traced and isinstance(a, (Traced, np.ndarray))
+                               for a in args):
+            kept.append((index, ("op", out, name, fn, args)))   # arrays: written in place, so
+            continue                                            # never one value for two ops
         if fn is times and len(args) == 2:
             one, other = args
             if type(other) is float and other == 1.0:
@@ -169,17 +175,17 @@ def simplify(ops):
     return kept, alias
 
 
-def live(ops, outputs):
+def live(ops, outputs, pure=()):
     """The ops a replay must run: every guard and recorded exception, and every op whose value
-    is read (or that could raise)."""
+    is read (or that could raise, or writes into an array); ``pure``: ops known to do neither."""
     needed = set(outputs)
     kept = []
     for index, op in reversed(ops):
-        if op[0] == "op" and op[1] not in needed and op[3] in PURE:
+        if op[0] == "op" and op[1] not in needed and (op[3] in PURE or op[1] in pure):
             continue
         kept.append((index, op))
         for a in op[4] if op[0] == "op" else op[3]:
-            if type(a) is Traced:
+            if isinstance(a, Traced):
                 needed.add(a.ref)
     kept.reverse()
     return kept
@@ -189,14 +195,16 @@ def output_source(out, names, refs, alias, spell=None):
     """F's result rebuilt from values and constants (tuples, lists, dicts, named tuples); the
     values it reads go to ``refs``, and ``spell(value, names)`` spells them."""
     t = type(out)
-    if t is Traced:
+    if isinstance(out, Traced):
         out = alias.get(out.ref, out)
-        if type(out) is not Traced:
+        if not isinstance(out, Traced):
             return names.const(out)
         refs.add(out.ref)
         return spell(out, names) if spell else f"v{out.ref}"
     if t in (int, float, bool, str, bytes, complex) or out is None or isinstance(out, np.generic):
         return names.const(out)
+    if t is np.ndarray:         # a constant array: a fresh copy for every call, as F makes
+        return f"{names.bind(out, 'k')}.copy()"
     if t is tuple:
         inner = ", ".join(output_source(x, names, refs, alias, spell) for x in out)
         return f"({inner},)" if len(out) == 1 else f"({inner})"
@@ -331,9 +339,9 @@ def generate(trace, inputs, out, entries, label, ns):
     """The :class:`Code` of a trace, its names bound in namespace ``ns``."""
     names = Names(ns)
     refs = set()
-    ops, alias = simplify(trace.ops)
+    ops, alias = simplify(trace.ops, trace.array_refs)
     output_source(out, names, refs, alias)
-    ops = live(ops, refs)
+    ops = live(ops, refs, trace.pure)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
     result = output_source(out, names, set(), alias, spell)
     lines = check_source(entries, names) + body

@@ -21,17 +21,26 @@ MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES = 4, 48, 600, 6
 def _signature(op):
     kind = op[0]
     args = op[4] if kind == "op" else op[3]
-    consts = tuple(None if type(a) is Traced else (type(a), a) for a in args)
+    consts = tuple(None if isinstance(a, Traced) else (type(a), a) if _hashable(a)
+                   else (type(a), id(a)) for a in args)
     if kind == "op":
         return (kind, op[3], consts)
     return (kind, op[2], consts, type(op[4]), op[4] if kind == "guard" else None)
+
+
+def _hashable(a):
+    try:
+        hash(a)
+    except TypeError:
+        return False
+    return True
 
 
 def _refs(op):
     """The values an op makes and reads, in a fixed order (made first, for an op)."""
     kind = op[0]
     args = op[4] if kind == "op" else op[3]
-    reads = [a.ref for a in args if type(a) is Traced]
+    reads = [a.ref for a in args if isinstance(a, Traced)]
     return ([op[1]] if kind == "op" else []) + reads
 
 
@@ -95,7 +104,7 @@ def _runs(ops):
 
 
 def _plain(a, names):
-    return f"v{a.ref}" if type(a) is Traced else names.const(a)
+    return f"v{a.ref}" if isinstance(a, Traced) else names.const(a)
 
 
 def roll(ops, names, statements, n_inputs, outputs=()):
@@ -154,7 +163,7 @@ def roll(ops, names, statements, n_inputs, outputs=()):
 def _outside(made, segments):
     """How straight-line code spells a value: a local, or a rolled loop's list item."""
     def ref(a, names):
-        if type(a) is not Traced:
+        if not isinstance(a, Traced):
             return names.const(a)
         m = made.get(a.ref)
         if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
@@ -230,7 +239,7 @@ def _loop(k, seg, ops, refs, names, statements, kept, spell, outside):
         seen = []
 
         def ref(a, names, j=j, seen=seen, reads=reads):
-            if type(a) is not Traced:
+            if not isinstance(a, Traced):
                 return names.const(a)
             i = len(seen) % reads
             seen.append(a)

@@ -24,6 +24,18 @@ from ...core import base as B
 from ...core.tags import DvladError
 
 
+# what .arrays defines (it imports this module): the traced array type, and its recorder
+ARRAYS = {}
+
+
+# dvlad's array primitives whose value cannot raise on arguments of the kind it was traced with
+# (no factorization, no solve: those may raise on some values), so that a replay may leave one
+# out when nothing reads it
+_CANNOT_RAISE = {"broadcast_to", "cast", "concatenate", "cumsum", "einsum", "getitem", "matmul",
+                 "prod", "reshape", "scatter", "sum", "transpose", "where", "mean", "amax",
+                 "amin", "swapaxes", "squeeze", "expand_dims", "sum_to", "stack", "clip"}
+
+
 class TraceLeakError(DvladError, RuntimeError):
     """A traced value was used after the trace that made it had ended (it escaped F)."""
 
@@ -59,11 +71,68 @@ class Trace:
         self.ops = []
         self.count = 0
         self.done = False
+        self.pure = set()       # ops a replay may leave out when nothing reads them
+        self._arrays = {}       # id(concrete array) -> its TracedArray
+        self._consts = {}       # id(plain array) -> (it, the trace's copy of it)
+        self.array_refs = set()
+        self.checked = {}       # id -> the captured arrays each replay compares (F's state)
 
     def value(self, v):
         t = Traced(v, self, self.count)
         self.count += 1
         return t
+
+    def wrap(self, v):
+        """The traced value of an argument: a number, or an array."""
+        return self.array(v) if type(v) is np.ndarray else self.value(v)
+
+    def array(self, v):
+        t = ARRAYS["TracedArray"](v, self, self.count)
+        self.count += 1
+        self._arrays[id(v)] = t
+        self.array_refs.add(t.ref)
+        return t
+
+    def empty(self, shape, dtype):
+        """A fresh array for dvlad to write into (dvlad.core.pool's arrays, while tracing)."""
+        t = self.array(np.empty(shape, dtype))
+        self.ops.append(("op", t.ref, "empty", np.empty, (shape, dtype)))
+        self.pure.add(t.ref)
+        return t
+
+    def known(self, r):
+        """The TracedArray whose concrete array is r, if there is one."""
+        t = self._arrays.get(id(r)) if type(r) is np.ndarray else None
+        return t if t is not None and t.value is r else None
+
+    def hidden(self, r):
+        """A value for a container an operation returned (F sees its elements, not it)."""
+        return self.value(r)
+
+    def constant(self, a):
+        """The trace's copy of plain array ``a`` (read-only): a replay reads the array as it
+        was when the trace read it, whatever F or dvlad writes into ``a`` afterwards.  A
+        captured array (or a view of one) is itself: each replay checks that it is unchanged."""
+        b = a
+        while type(b) is np.ndarray:
+            if id(b) in self.checked:
+                return a            # a captured array, or a view of one: every replay checks it
+            b = b.base
+        kept = self._consts.get(id(a))
+        if kept is not None and kept[0] is a and kept[1].shape == a.shape and \
+                kept[1].dtype == a.dtype and np.array_equal(kept[1], a, equal_nan=True):
+            return kept[1]
+        if a.size and 0 in a.strides:       # a broadcast (np.broadcast_to): one of it, and
+            one = a[tuple(slice(0, 1) if s == 0 else slice(None) for s in a.strides)]
+            c = np.broadcast_to(np.array(one, order="K", copy=True), a.shape)    # its strides:
+        else:                                                     # BLAS sums by the layout
+            c = np.array(a, order="K", copy=True)
+            c.flags.writeable = False
+        self._consts[id(a)] = (a, c)
+        return c
+
+    def array_ops(self):
+        return bool(self._arrays) or bool(self._consts)
 
 
 def _value(a, trace):
@@ -84,7 +153,14 @@ class Traced:
     __slots__ = ("value", "trace", "ref")
     _dvlad_family = B.TRACED
     ndim, shape, size = 0, (), 1
-    __array_ufunc__ = None          # numpy's binary operators defer to ours; ufuncs refuse
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """A ufunc met a traced number (beside an array, a numpy scalar): recorded."""
+        return ARRAYS["TracedArray"].__array_ufunc__(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return ARRAYS["apply"](func.__name__, func, args, kwargs, self.trace,
+                     "linalg" not in (func.__module__ or ""))
 
     def __init__(self, value, trace, ref):
         self.value, self.trace, self.ref = value, trace, ref
@@ -132,6 +208,9 @@ class Traced:
         """A rule-table row on traced arguments (core.base.dispatch's fourth family): the base
         function of the concrete values' family, recorded."""
         self._check()
+        if any(isinstance(a, np.ndarray) for a in args):
+            # beside a traced array: numpy's function
+            return ARRAYS["apply"](name, fams[B.NUMPY], args, {}, self.trace, True)
         values = [_value(a, self.trace) for a in args]
         families = [B.family(v) for v in values]
         family = (B.MPMATH if B.MPMATH in families else B.NUMPY if B.NUMPY in families
@@ -168,6 +247,11 @@ class Traced:
 
     def __reduce_ex__(self, protocol):
         raise Untraceable("a traced value was pickled (F runs eagerly)")
+
+    def _dvlad_call(self, name, fn, args):
+        """fn(*args), a function of dvlad's own on plain numbers (an array primitive's value),
+        recorded as one call: what it does inside (a scipy routine, a loop) is not followed."""
+        return ARRAYS["apply"](name, fn, args, {}, self.trace, name in _CANNOT_RAISE)
 
     def _dvlad_cast(self, kind):
         """This number in numpy type ``kind`` (float64 from float32, say), recorded."""

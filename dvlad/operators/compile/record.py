@@ -1,0 +1,234 @@
+"""Recording one numpy call on traced arrays (see :mod:`.arrays`): its arguments flattened
+around the traced values, the call made on the concrete arrays, its result made traced."""
+import operator
+
+import numpy as np
+
+from ...core import pool
+from .traced import Traced, Untraceable, _value, where
+
+
+def _is_array(v):
+    return type(v) is not Traced and isinstance(v, Traced)
+
+
+# results whose shape depends on the values, not only on the arguments' shapes
+_SHAPED_BY_VALUES = {"nonzero", "flatnonzero", "argwhere", "unique", "compress", "extract",
+                     "trim_zeros", "delete", "setdiff1d", "intersect1d", "union1d", "setxor1d",
+                     "unique_values", "unique_counts", "unique_inverse", "unique_all"}
+# functions that write into their first argument
+_WRITES_FIRST = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis",
+                 "setitem", "fill", "sort", "partition", "itemset", "resize", "at",
+                 "iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "imatmul",
+                 "iand", "ior", "ixor", "ilshift", "irshift"}
+# answers that depend on shapes and dtypes only (the same on every call of a trace)
+_STATIC = {"ndim", "shape", "size", "result_type", "iscomplexobj", "isrealobj", "isscalar",
+           "common_type", "isfortran", "min_scalar_type", "can_cast", "broadcast_shapes"}
+_PURE_UFUNC_METHODS = ("__call__", "reduce", "accumulate", "outer", "reduceat")
+
+
+class _Slot:
+    """Where the k-th traced value goes when a recorded call's arguments are rebuilt."""
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+
+def _flatten(obj, leaves, trace):
+    """obj with each traced value replaced by a :class:`_Slot` (the values go to ``leaves``)
+    and each plain array by the trace's copy of it (a replay must see the array as it was
+    when the trace read it, not as F left it)."""
+    t = type(obj)
+    if isinstance(obj, Traced):
+        if obj.trace is not trace:
+            _value(obj, trace)              # raises TraceLeakError
+        leaves.append(obj)
+        return _Slot(len(leaves) - 1)
+    if t is tuple or t is list:
+        return t([_flatten(v, leaves, trace) for v in obj])
+    if t is dict:
+        return {k: _flatten(v, leaves, trace) for k, v in obj.items()}
+    if t is slice:
+        return slice(_flatten(obj.start, leaves, trace), _flatten(obj.stop, leaves, trace),
+                     _flatten(obj.step, leaves, trace))
+    if t is np.ndarray:
+        if obj.dtype.hasobject:
+            raise Untraceable("an object array met a traced array (arrays of numbers are "
+                              "traced; objects inside them are not)")
+        return trace.constant(obj)
+    if isinstance(obj, Traced):
+        raise Untraceable(f"a traced value inside a {t.__name__}")
+    return obj
+
+
+def _fill(template, vals):
+    t = type(template)
+    if t is _Slot:
+        return vals[template.k]
+    if t is tuple or t is list:
+        return t([_fill(v, vals) for v in template])
+    if t is dict:
+        return {k: _fill(v, vals) for k, v in template.items()}
+    if t is slice:
+        return slice(_fill(template.start, vals), _fill(template.stop, vals),
+                     _fill(template.step, vals))
+    return template
+
+
+def _has_slot(template):
+    t = type(template)
+    if t is _Slot:
+        return True
+    if t is tuple or t is list:
+        return any(_has_slot(v) for v in template)
+    if t is dict:
+        return any(_has_slot(v) for v in template.values())
+    if t is slice:
+        return any(_has_slot(v) for v in (template.start, template.stop, template.step))
+    return False
+
+
+def _caller(fn, args, kwargs, name):
+    """A function of the traced values alone that calls fn with the rest of its arguments
+    rebuilt around them; (callee, positional template) when no rebuilding is needed."""
+    flat = all(type(a) is _Slot or not _has_slot(a) for a in args) and not kwargs
+    if flat:
+        return fn, None
+
+    def call(*vals):
+        return fn(*_fill(args, vals), **_fill(kwargs, vals))
+    call.__name__ = call.__qualname__ = name
+    return call, True
+
+
+def _shape_of(a):
+    return np.shape(a)
+
+
+def apply(name, fn, args, kwargs, trace, pure):
+    """fn(*args, **kwargs) on the concrete values, recorded in ``trace``; its result with each
+    array made traced (a container of them rebuilt, a number a :class:`Traced`).  ``pure``: the
+    operation neither writes nor raises on arguments of the kind it was traced with, so a
+    replay may leave it out when nothing reads its result."""
+    if name in _STATIC:
+        return fn(*_unwrapped(args), **dict(zip(kwargs, _unwrapped(kwargs.values()))))
+    leaves = []
+    targs = _flatten(tuple(args), leaves, trace)
+    tkwargs = _flatten(dict(kwargs), leaves, trace)
+    for v in leaves:
+        v._check()
+    concrete = [v.value for v in leaves]
+    target = _written(name, targs, tkwargs)
+    if target is not None and type(target) is not _Slot:
+        raise Untraceable(f"{name} writes traced values into a plain array (write into an "
+                          f"array F computed from its arguments, or build the result with "
+                          f"np.stack / np.concatenate)")
+    callee, template = _caller(fn, targs, tkwargs, name)
+    op_args = _op_args(targs, leaves, template)
+    try:
+        with pool.making(None):     # (arrays fn makes are its own, not the trace's)
+            r = fn(*_fill(targs, concrete), **_fill(tkwargs, concrete))
+    except Exception as e:
+        trace.ops.append(("raises", name, callee, op_args, type(e), where()))
+        raise
+    made = trace.known(r)
+    if made is not None and target is None:
+        return made                 # it returned one of its traced arguments, unchanged
+    if _is_constant_result(r, (targs, tkwargs)):
+        raise Untraceable(f"{name} returned one of its plain arguments")
+    out = _wrap_result(r, trace, name) if made is None else None
+    holder = out if out is not None else trace.hidden(r)
+    trace.ops.append(("op", holder.ref, name, callee, op_args))
+    shaped = name in _SHAPED_BY_VALUES or _values_shape(name, leaves)
+    if pure and target is None and not shaped:
+        trace.pure.add(holder.ref)
+    if made is not None:
+        return made                 # it wrote into its traced argument and returned it
+    if out is None:
+        out = _unpack(r, holder, trace)
+    if shaped:
+        for v in (out if isinstance(out, (tuple, list)) else (out,)):
+            if _is_array(v):
+                trace.ops.append(("guard", "shape", _shape_of, (v,), v.value.shape, where()))
+    return out
+
+
+def _unwrapped(args):
+    return [a.value if isinstance(a, Traced) else a for a in args]
+
+
+def _op_args(targs, leaves, template):
+    """The recorded arguments: the call's own (traced values and constants) when it needs no
+    rebuilding, else the traced values alone."""
+    if template is None:
+        return tuple([leaves[a.k] if type(a) is _Slot else a for a in targs])
+    return tuple(leaves)
+
+
+def _written(name, targs, tkwargs):
+    """The argument an operation writes into (its ``out``, or its first for an in-place one),
+    or None."""
+    out = tkwargs.get("out")
+    if type(out) is tuple:
+        out = next((o for o in out if o is not None), None)
+    if out is not None:
+        return out
+    if name.rsplit(".", 1)[-1] in _WRITES_FIRST and targs:
+        return targs[0]
+    return None
+
+
+def _values_shape(name, leaves):
+    """Indexing with traced indices: the result's shape may depend on their values."""
+    return name in ("getitem", "setitem") and any(
+        _is_array(v) and v.value.dtype.kind in "biu" or type(v) is Traced
+        for v in leaves[1:])
+
+
+def _is_constant_result(r, template):
+    t = type(template)
+    if t is np.ndarray:
+        return template is r
+    if t is tuple or t is list:
+        return any(_is_constant_result(r, v) for v in template)
+    if t is dict:
+        return any(_is_constant_result(r, v) for v in template.values())
+    return False
+
+
+def _wrap_result(r, trace, name):
+    """A traced value for result r, or None when r is a container (unpacked by the caller)."""
+    if type(r) is np.ndarray:
+        if r.dtype.hasobject:
+            raise Untraceable(f"{name} made an object array")
+        return trace.array(r)
+    if isinstance(r, (int, float, np.generic)) and not isinstance(r, np.str_):
+        return trace.value(r)
+    if r is None:
+        return trace.value(None)
+    if type(r) in (tuple, list) or (isinstance(r, tuple) and hasattr(type(r), "_fields")):
+        return None
+    raise Untraceable(f"{name} gave a {type(r).__name__}, not an array or a number")
+
+
+def _unpack(r, holder, trace):
+    """Container result r (held by traced value ``holder``) as the same container of traced
+    values, each read from the holder by a recorded ``getitem``."""
+    items = []
+    for k, v in enumerate(r):
+        made = trace.known(v)
+        if made is not None:
+            items.append(made)
+            continue
+        out = _wrap_result(v, trace, "getitem")
+        if out is None:
+            out = trace.hidden(v)
+            trace.ops.append(("op", out.ref, "getitem", operator.getitem, (holder, k)))
+            out = _unpack(v, out, trace)
+        else:
+            trace.ops.append(("op", out.ref, "getitem", operator.getitem, (holder, k)))
+            trace.pure.add(out.ref)
+        items.append(out)
+    t = type(r)
+    return t(*items) if hasattr(t, "_fields") else t(items)

@@ -1,0 +1,208 @@
+"""Issue #18: dvlad.compile on numpy code — arrays traced, replayed, never stale.
+
+Every compiled value is compared with eager dvlad's on calls with new arguments after the first
+(the replays), bit for bit but for a BLAS product's last place (a replay reads a captured array
+where eager dvlad reads its copy, aligned otherwise), and the tests say which calls traced and
+which replayed.
+"""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+import dvlad as ad
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def same(a, b):
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind != "f" or np.array_equal(a, b, equal_nan=True):
+        return a.dtype.kind == "f" or np.array_equal(a, b)
+    # A replay computes with a captured array itself where eager dvlad copies it first: a BLAS
+    # product may then round in another order by memory alignment (an ulp or two).
+    return np.allclose(a, b, rtol=4 * np.finfo(a.dtype).eps, equal_nan=True,
+                       atol=4 * np.finfo(a.dtype).eps * np.max(np.abs(b), initial=0.0))
+
+
+def points(n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(-1.5, 1.5, n) for _ in range(k)]
+
+
+def replays(c):
+    return c.compiled.counts
+
+
+def test_numpy_gradient_and_hvp_replay_equal_eager():
+    g, h = ad.gradient_r(rosen), (lambda x, v: ad.hvp(rosen, x, v))
+    cg, ch = ad.compile(g), ad.compile(h)
+    xs = points(50, 5)
+    for x in xs[1:]:
+        assert same(cg(x), g(x))
+        assert same(ch(x, xs[0]), h(x, xs[0]))
+    assert replays(cg)["traced"] == 1 and replays(ch)["traced"] == 1
+    assert "eager" not in replays(cg)
+    src = cg.source()
+    assert "Traced" not in src and "tag" not in src
+    assert "empty(" in src or "zeros" in src       # the reverse sweep's arrays, as numpy calls
+
+
+def test_shapes_and_dtypes_are_kinds_of_their_own():
+    g = ad.gradient_r(rosen)
+    c = ad.compile(g)
+    for x in (np.linspace(0, 1, 5), np.linspace(0, 1, 7), np.linspace(0, 1, 7, dtype=np.float32),
+              np.linspace(-1, 1, 5), np.linspace(0, 2, 7, dtype=np.float32)):
+        r = c(x)
+        assert same(r, g(x))
+        assert r.dtype == x.dtype
+    assert replays(c)["traced"] == 3
+
+
+def test_captured_array_mutated_in_place_and_rebound():
+    w = np.array([1.0, 2.0, 3.0])
+    f = ad.gradient_r(lambda x: np.sum(np.sin(x * w) ** 2))
+    c = ad.compile(f)
+    x = np.array([0.3, -0.2, 0.5])
+    assert same(c(x), f(x))
+    w[1] = -4.0                     # in place: the next call must see it
+    assert same(c(x), f(x))
+    w = np.array([0.5, 0.5, 0.5])   # rebinding the captured name
+    assert same(c(x), f(x))
+    assert replays(c)["traced"] == 3
+
+
+def test_data_dependent_masks_and_lengths():
+    """Boolean masks make shapes that depend on values; assignment into a tracked array
+    (h[h < 0] = 0) as in #17; both traced and replayed with other numbers of positives."""
+    def f(x):
+        h = np.outer(x, x) - 0.25
+        h[h < 0] = 0.0
+        return np.sum(h ** 2) + np.sum(x[x > 0] ** 3)
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    for k, x in enumerate(points(9, 6, seed=3)):
+        assert same(c(x), g(x)), k
+    x = np.abs(points(9, 1, seed=4)[0])            # every lane positive: another shape
+    assert same(c(x), g(x))
+
+
+def test_in_place_writes_inside_f():
+    def f(x):
+        y = x * 2.0
+        y[0] = 5.0
+        y += x
+        z = y[1:]
+        z *= 3.0                    # through a view
+        return np.sum(y * x)
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    for x in points(6, 3, seed=5):
+        assert same(c(x), g(x))       # (traced, or eager when the check finds a difference)
+    plain = ad.compile(f)              # on plain numbers the writes are numpy's own: replayed
+    for x in points(6, 3, seed=5):
+        assert same(plain(x), f(x.copy()))
+    assert replays(plain)["traced"] == 1, plain.explain()
+
+
+def test_writes_into_an_argument_run_eagerly_once():
+    def f(x):
+        x *= 2.0                    # the caller's array
+        return x.sum()
+    c = ad.compile(f)
+    x = np.ones(3)
+    assert c(x) == 6.0
+    assert np.array_equal(x, [2.0, 2.0, 2.0])      # written once, as F writes it
+    assert "writes into its array arguments" in c.explain()
+    assert c(x) == 12.0
+
+
+def test_what_the_tracer_cannot_follow_runs_eagerly():
+    f = lambda x: np.sum(x ** 2) * float(np.asarray(x).tolist()[0] > 0)   # noqa: E731
+    c = ad.compile(f)
+    for x in points(4, 3, seed=6):
+        assert same(c(x), f(x))
+    assert "runs eagerly" in c.explain()
+
+
+def test_one_array_twice_and_overlapping_views():
+    c = ad.compile(lambda x, y: np.sum(np.sin(x) * y))
+    x = np.linspace(0, 1, 6)
+    assert c(x, x) == np.sum(np.sin(x) * x)
+    assert c(x, x + 1) == np.sum(np.sin(x) * (x + 1))      # another kind: traced again
+    assert c(x[1:], x[:-1]) == np.sum(np.sin(x[1:]) * x[:-1])
+    assert "share memory" in c.explain()
+
+
+def test_a_constant_result_is_a_fresh_array_each_call():
+    c = ad.compile(lambda x: (np.sum(x), np.zeros(3)))
+    a = c(np.ones(2))[1]
+    a[0] = 7.0
+    b = c(np.ones(2))[1]
+    assert np.array_equal(b, np.zeros(3)) and b is not a
+
+
+def test_logistic_hvp_with_captured_data():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((40, 5))
+    y = np.where(rng.standard_normal(40) > 0, 1.0, -1.0)
+    v = rng.standard_normal(5)
+
+    def loss(w):
+        return np.sum(np.logaddexp(0.0, -y * (X @ w)))
+    for mode in ("fr", "rr"):
+        h = (lambda w, mode=mode: ad.hvp(loss, w, v, mode=mode))
+        c = ad.compile(h)
+        for w in points(5, 3, seed=8):
+            assert same(c(w), h(w))
+        assert replays(c)["traced"] == 1, c.explain()
+
+
+def test_mlp_gradient_in_a_dict_of_arrays():
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((8, 6))
+
+    def loss(p):
+        h = np.tanh(X @ p["W1"] + p["b1"])
+        z = h @ p["W2"]
+        return np.sum(z - np.log(np.sum(np.exp(z), axis=1, keepdims=True)))
+    g = ad.gradient_r(loss)
+    c = ad.compile(g)
+    for k in range(3):
+        p = {"W1": rng.standard_normal((6, 4)), "b1": rng.standard_normal(4),
+             "W2": rng.standard_normal((4, 3))}
+        assert same(c(p), g(p))
+    assert replays(c)["traced"] == 1, c.explain()
+
+
+PROGRAMS = [
+    lambda x: np.sum(np.sin(x) * np.cos(x[::-1])),
+    lambda x: np.sum(np.where(x > 0, x ** 2, -x)),
+    lambda x: np.prod(1.0 + 0.1 * x),
+    lambda x: np.sum(np.maximum(x, 0.0) * x),
+    lambda x: np.sum(np.cumsum(x) ** 2),
+    lambda x: np.max(x) * np.min(x) + np.mean(x),
+    lambda x: np.sum(np.exp(-x[x < 0.5])) + np.linalg.norm(x),
+    lambda x: np.sum(np.tanh(np.outer(x, x)) @ x),
+    lambda x: np.std(x) + np.sum(np.abs(x)),
+    lambda x: np.sum(np.sort(x)[:2]) + x @ x,
+]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.sampled_from(range(len(PROGRAMS))), st.sampled_from(["gradient_r", "hvp"]),
+       st.lists(st.lists(st.floats(-2, 2), min_size=4, max_size=4), min_size=2, max_size=4))
+def test_random_array_programs_compiled_equal_eager(which, op, calls):
+    f = PROGRAMS[which]
+    v = np.array([0.5, -1.0, 0.25, 2.0])
+    F = ad.gradient_r(f) if op == "gradient_r" else (lambda x: ad.hvp(f, x, v))
+    c = ad.compile(F)
+    for x in calls:
+        x = np.array(x)
+        assert same(c(x), F(x))
