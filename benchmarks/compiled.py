@@ -3,6 +3,7 @@
     python benchmarks/compiled.py            # every workload (a few minutes: saddle and particle
                                              # trace about a million operations each)
     python benchmarks/compiled.py --quick    # (a) and (b) at n = 100 only
+    python benchmarks/compiled.py --arrays   # the numpy rows (c) and the research rows (r)
     python benchmarks/compiled.py --record   # ... and append the table to benchmarks/RESULTS.md
 
 For each workload: the baseline (the plain function, or derivatives coded by hand, or numpy by
@@ -20,6 +21,9 @@ import statistics
 import sys
 import time
 
+# one BLAS thread, as in research.py (a second one on a busy 2-core machine slows every product)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
@@ -222,6 +226,8 @@ def table(rows):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--arrays", action="store_true",
+                        help="only the numpy and research rows (c), (r)")
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--machine", default="")
     parser.add_argument("--nested", nargs=2, metavar=("PROGRAM", "MODE"),
@@ -232,7 +238,11 @@ def main(argv=None):
         r = nested_row(*args.nested)
         print(json.dumps({k: (bool(v) if k == "ok" else v) for k, v in r.items()}))
         return 0
-    rows = workloads(args.quick)
+    if args.arrays:
+        rows = []
+        _numpy_rows(rows)
+    else:
+        rows = workloads(args.quick)
     text = table(rows)
     print(text)
     if args.record:

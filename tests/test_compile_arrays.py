@@ -206,3 +206,25 @@ def test_random_array_programs_compiled_equal_eager(which, op, calls):
     for x in calls:
         x = np.array(x)
         assert same(c(x), F(x))
+
+
+def test_one_array_op_made_once_unless_a_write_comes_between():
+    def twice(x):
+        return np.sum(np.sin(x) * np.sin(x))
+
+    def written(x):
+        a, b = np.sin(x), np.sin(x)
+        a += 1.0                    # a is written: b must stay sin(x)
+        c = np.cos(x)
+        d = c[1:]
+        d *= 2.0                    # c is written through a view of it
+        return np.sum(a * b) + np.sum(c * np.cos(x))
+    for f in (twice, written):
+        c = ad.compile(f)
+        for x in points(5, 3, seed=11):
+            assert same(c(x), f(x))
+        assert replays(c)["traced"] == 1, c.explain()
+    one, two = ad.compile(twice), ad.compile(written)
+    one(np.ones(3)), two(np.ones(3))
+    assert one.source().count("sin(") == 1
+    assert two.source().count("sin(") == 2 and two.source().count("cos(") == 2

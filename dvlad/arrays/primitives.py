@@ -25,6 +25,9 @@ __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose
            "clip", "shape", "scatter"]
 
 
+_TRACING = pool.TRACING      # [threads tracing for dvlad.compile]
+
+
 def shape(v):
     """The shape of a value's primal: () for scalars."""
     return _shape(v)
@@ -42,7 +45,7 @@ def _primitive(name, value, partials, with_result=False):
             if isinstance(a, ADNumber):
                 break
         else:                          # plain numbers (every primitive, one level down)
-            if pool.TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
+            if _TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
                 for a in args:
                     if hasattr(type(a), "_dvlad_call"):
                         return a._dvlad_call(name, value, args)

@@ -103,6 +103,9 @@ def _base(v):
 _WEAK = (int, float)
 
 
+_TRACING = pool.TRACING      # [threads tracing for dvlad.compile]
+
+
 def _lanes_dtype(args):
     """numpy's result dtype of a partial's arguments, as the dtype Python numbers take in it:
     that of the arrays if inexact, float64 otherwise."""
@@ -152,7 +155,7 @@ def make_helpers(ops):
     """The run-time helpers, given dvlad's array operations ``ops`` (a dict, filled when
     dvlad.arrays is imported): broadcast_to, getitem and scatter."""
     def select(c, a, b, *args):
-        if pool.TRACING[0] and pool.tracing() and _ndim(c) and all(map(_lanes_apart, args)):
+        if _TRACING[0] and pool.tracing() and _ndim(c) and all(map(_lanes_apart, args)):
             return _both(c, a, b, args)
         u = _uniform(c)
         if u is not None:

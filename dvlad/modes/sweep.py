@@ -93,6 +93,9 @@ def sweep(tape, seeds, consume=False, fast=not REFERENCE):
     return sens
 
 
+_TRACING = pool.TRACING      # [threads tracing for dvlad.compile]
+
+
 def left_out(b):
     """A cotangent of exactly 0 (a plain number, or an array of zeros) leaves its output out of
     the sum Σ ȳᵢ∇fᵢ: it is not swept, so 0·∞ (√′(0) in that output) is never met."""
@@ -204,7 +207,7 @@ def _add_into(v, c):
     if subtract:
         c = c.s
     if isinstance(v, np.ndarray):
-        if pool.TRACING[0] and type(v) is np.ndarray and pool.tracing() and not _plain(c):
+        if _TRACING[0] and type(v) is np.ndarray and pool.tracing() and not _plain(c):
             return False            # (dvlad.compile: a traced value into a plain array)
         if type(c) is Placed:
             if isinstance(c.s, (np.ndarray, np.generic, float)):

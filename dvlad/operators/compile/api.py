@@ -2,7 +2,6 @@
 import builtins
 import collections
 import functools
-import inspect
 import os
 import threading
 
@@ -15,7 +14,8 @@ from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures
 from .checks import _Eager, _aliases, _check, _rebuild
-from .codegen import Miss, Names, define, generate
+from .codegen import Miss, define, generate
+from .entry import _entry_kinds, _label, _params, code_of
 from .arrays import TracedArray
 from .traced import Trace, TraceLeakError, Traced, Untraceable
 from .watch import Watch
@@ -131,44 +131,6 @@ class _Unwatched:
 
     def __exit__(self, *exc):
         return False
-
-
-def _label(f):
-    """F's name as a reader knows it: gradient_r(rosenbrock), derivative(<lambda>), ..."""
-    name = getattr(f, "__qualname__", None)
-    if name is None and hasattr(f, "func"):                   # functools.partial
-        inner = [_label(a) for a in f.args if callable(a)]
-        name = f"{_label(f.func).strip('_').removesuffix('_at')}({', '.join(inner)})"
-    elif name is None and callable(getattr(f, "f", None)):    # an operator dvlad built
-        op = type(f).__name__.strip("_")
-        op = "".join("_" + c.lower() if c.isupper() and k else c.lower()
-                     for k, c in enumerate(op))
-        name = f"{op}({_label(f.f)})"
-    return name or type(f).__name__
-
-
-def code_of(replay, ns, params):
-    """The entry's source for ``replay``, which it may call by a name bound in ``ns``."""
-    return replay.code.entry_source(Names(ns).bind(replay.run, "replay"), params)
-
-
-def _params(f):
-    """([names], rest) when F's parameters are plain positional ones and perhaps ``*rest``
-    (the compiled function then takes F's own signature), else None."""
-    try:
-        sig = inspect.signature(f)
-    except (TypeError, ValueError):
-        return None
-    names, rest = [], None
-    for p in sig.parameters.values():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty \
-                and rest is None and p.name.isidentifier() and not p.name.startswith("_"):
-            names.append(p.name)
-        elif p.kind is p.VAR_POSITIONAL and not p.name.startswith("_"):
-            rest = p.name
-        else:
-            return None
-    return names, rest
 
 
 class Compiled:
@@ -336,8 +298,9 @@ class Compiled:
             while len(self._kinds) > self.max_kinds:
                 self._kinds.popitem(last=False)
             self._last = replay
-            if not key[1] and all(t is float for t in key[0]):
-                new = define(code_of(replay, self.ns, self.params), "entry", self.ns,
+            kinds = _entry_kinds(key)
+            if kinds is not False:
+                new = define(code_of(replay, self.ns, self.params, kinds), "entry", self.ns,
                              self.label)
                 self.entry.__code__ = new.__code__
                 self.entry.__defaults__, self.entry.__kwdefaults__ = \

@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from .record import written
 from .reroll import roll
 from .traced import Traced, Untraceable, _same_type, _is_integer
 
@@ -48,6 +49,8 @@ class Names:
         ns.setdefault("_miss", Miss)
         ns.setdefault("_NO", NO)
         ns.setdefault("_given", given)
+        ns.setdefault("_ndarray", np.ndarray)
+        ns.setdefault("_apart", apart)
         ns.setdefault(abs.__name__, abs)
         self.taken = ns.setdefault("_taken", {})
 
@@ -132,11 +135,12 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
     return out
 
 
-def simplify(ops, fresh=()):
+def simplify(ops, fresh=(), dirty=(), writes=()):
     """([(index, op)], alias): each repeated computation (the same function of the same values)
-    made once (but never an array: ``fresh``, each op making one makes its own), and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
+    made once (an array's, ``fresh``, only between the same ``writes`` and when neither result
+    is ever written, ``dirty``: an array may be written in place, a number cannot), and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
     the value or constant that stands for it."""
-    alias, seen, kept, stand_ins = {}, {}, [], {}
+    alias, seen, kept, stand_ins, epoch = {}, {}, [], {}, 0
     times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
         if op[0] != "op":
@@ -147,8 +151,28 @@ def simplify(ops, fresh=()):
         args = tuple([alias.get(a.ref, a) if isinstance(a, Traced) else a for a in args])
         if out in fresh or any(type(a) is not Traced and isinstance(a, (Traced, np.ndarray))
                                for a in args):
-            kept.append((index, ("op", out, name, fn, args)))   # arrays: written in place, so
-            continue                                            # never one value for two ops
+            # arrays: one value for two ops only between the same writes (any op may raise:
+            # the first then does), neither result ever written (through a view or not)
+            if out in writes:
+                epoch += 1
+            elif out not in dirty:
+                key = (fn, epoch) + tuple([a.ref if isinstance(a, Traced) else (type(a), id(a))
+                                           if isinstance(a, np.ndarray) else (type(a), a)
+                                           for a in args])
+                try:
+                    same = seen.get(key)
+                except TypeError:
+                    same, key = None, None
+                if same is not None:
+                    made = stand_ins.get(same)
+                    if made is None:
+                        made = stand_ins[same] = Traced(None, None, same)
+                    alias[out] = made
+                    continue
+                if key is not None:
+                    seen[key] = out
+            kept.append((index, ("op", out, name, fn, args)))
+            continue
         if fn is times and len(args) == 2:
             one, other = args
             if type(other) is float and other == 1.0:
@@ -271,7 +295,7 @@ class Code:
         src.append(f"    return {self.result}")
         return "\n".join(src) + "\n"
 
-    def entry_source(self, replay, params=None):
+    def entry_source(self, replay, params=None, kinds=None):
         """The compiled function itself, this trace inlined for float arguments; any other call,
         a failed guard or an exception goes to the general path, ``_call``.  With ``params``
         (F's own parameter names, when F takes exactly this trace's floats by position and
@@ -284,16 +308,15 @@ class Code:
             head = f"def entry({', '.join(names + ([f'*{rest}'] if rest else []))}):"
             unpack = [f"        {', '.join(self.inputs)}, = {', '.join(names)}," if n else ""]
             given = f"({', '.join(names)},)" if n else "()"
-            test = " and ".join([f"not {rest}"] * bool(rest) +
-                                [f"type({v}) is float" for v in names]) or "True"
+            test = " and ".join([f"not {rest}"] * bool(rest) + kind_tests(names, kinds)) \
+                or "True"
             call = f"_call({given} + {rest}, {{}})" if rest else f"_call({given}, {{}})"
             kwargs = "{}"
         else:
             head = f"def entry({''.join(f'{v}=_NO, ' for v in self.inputs)}*rest, **kwargs):"
             unpack = [""]
             given = f"({', '.join(self.inputs)},)" if n else "()"
-            test = " and ".join(["not rest", "not kwargs"] +
-                                [f"type({v}) is float" for v in self.inputs])
+            test = " and ".join(["not rest", "not kwargs"] + kind_tests(self.inputs, kinds))
             call = f"_call(_given({given}, rest), kwargs)"
             kwargs = "kwargs"
         src = [head, f"    if {test}:", "        try:"]
@@ -309,6 +332,32 @@ class Code:
                 f"            return _eager({given}, {kwargs})",
                 f"    return {call}"]
         return "\n".join(src) + "\n"
+
+
+def kind_tests(names, kinds):
+    """Tests that arguments ``names`` are of this trace's kind (``kinds``: for each, None for a
+    float or an array's (shape, dtype, strides, writeable); None: all floats)."""
+    if kinds is None:
+        return [f"type({v}) is float" for v in names]
+    out, arrays = [], []
+    for v, k in zip(names, kinds):
+        if k is None:
+            out.append(f"type({v}) is float")
+        else:
+            shape, dtype, strides, writeable = k
+            out.append(f"type({v}) is _ndarray and {v}.shape == {shape!r} and "
+                       f"{v}.strides == {strides!r} and {v}.dtype.str == {dtype!r} and "
+                       f"{v}.flags.writeable is {writeable!r}")
+            arrays.append(v)
+    if len(arrays) > 1:
+        out.append(f"_apart({', '.join(arrays)})")
+    return out
+
+
+def apart(*arrays):
+    """No two of the arrays share memory (np.may_share_memory: their bounds are apart)."""
+    return not any(np.may_share_memory(a, b) for k, a in enumerate(arrays)
+                   for b in arrays[:k])
 
 
 def given(named, rest):
@@ -339,7 +388,7 @@ def generate(trace, inputs, out, entries, label, ns):
     """The :class:`Code` of a trace, its names bound in namespace ``ns``."""
     names = Names(ns)
     refs = set()
-    ops, alias = simplify(trace.ops, trace.array_refs)
+    ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes)
     output_source(out, names, refs, alias)
     ops = live(ops, refs, trace.pure)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))

@@ -140,6 +140,10 @@ def apply(name, fn, args, kwargs, trace, pure):
     out = _wrap_result(r, trace, name) if made is None else None
     holder = out if out is not None else trace.hidden(r)
     trace.ops.append(("op", holder.ref, name, callee, op_args))
+    if target is not None:
+        trace.writes[holder.ref] = leaves[target.k].ref
+    elif _may_view(name, fn):
+        trace.parents[holder.ref] = [v.ref for v in leaves if type(v.value) is not float]
     shaped = name in _SHAPED_BY_VALUES or _values_shape(name, leaves)
     if pure and target is None and not shaped:
         trace.pure.add(holder.ref)
@@ -152,6 +156,44 @@ def apply(name, fn, args, kwargs, trace, pure):
             if _is_array(v):
                 trace.ops.append(("guard", "shape", _shape_of, (v,), v.value.shape, where()))
     return out
+
+
+# operations whose result is a new array, never a view of an argument (the rest may be views:
+# a write into one may change the other)
+_FRESH = {f.__name__ for f in (
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+    operator.pow, operator.matmul, operator.neg, operator.pos, operator.abs, operator.invert,
+    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.and_,
+    operator.or_, operator.xor, np.linalg.solve, np.linalg.inv, np.linalg.cholesky,
+    np.linalg.det, np.linalg.slogdet, np.dot, np.vdot, np.inner, np.outer, np.kron, np.einsum,
+    np.tensordot, np.where, np.concatenate, np.stack, np.copy, np.sum, np.mean, np.prod, np.std,
+    np.var, np.max, np.min, np.amax, np.amin, np.clip, np.cumsum, np.cumprod, np.diff, np.sort,
+    np.argsort, np.argmax, np.argmin, np.nonzero, np.empty, np.zeros_like, np.ones_like,
+    np.full_like, np.empty_like)} | {"cholesky_factor", "tri_solve", "scatter"}
+
+
+def _may_view(name, fn):
+    """Whether an operation's result may share memory with an argument."""
+    if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
+        return False
+    return name not in _FRESH
+
+
+def written(trace):
+    """The values a write may change: each array written into, and whatever it may be a view
+    of or may have views in (they share memory)."""
+    children = {}
+    for r, ps in trace.parents.items():
+        for p in ps:
+            children.setdefault(p, []).append(r)
+    dirty, stack = set(), list(trace.writes.values())
+    while stack:
+        r = stack.pop()
+        if r not in dirty:
+            dirty.add(r)
+            stack.extend(trace.parents.get(r, ()))
+            stack.extend(children.get(r, ()))
+    return dirty
 
 
 def _unwrapped(args):
@@ -225,10 +267,12 @@ def _unpack(r, holder, trace):
         if out is None:
             out = trace.hidden(v)
             trace.ops.append(("op", out.ref, "getitem", operator.getitem, (holder, k)))
+            trace.parents[out.ref] = [holder.ref]
             out = _unpack(v, out, trace)
         else:
             trace.ops.append(("op", out.ref, "getitem", operator.getitem, (holder, k)))
             trace.pure.add(out.ref)
+            trace.parents[out.ref] = [holder.ref]
         items.append(out)
     t = type(r)
     return t(*items) if hasattr(t, "_fields") else t(items)

@@ -75,6 +75,8 @@ class Trace:
         self._arrays = {}       # id(concrete array) -> its TracedArray
         self._consts = {}       # id(plain array) -> (it, the trace's copy of it)
         self.array_refs = set()
+        self.writes = {}        # op -> the array it writes into
+        self.parents = {}       # op -> the values its result may be a view of
         self.checked = {}       # id -> the captured arrays each replay compares (F's state)
 
     def value(self, v):
