@@ -158,43 +158,45 @@ def _numpy_rows(rows):
 
 def _research_rows(rows):
     """#17's research workloads (benchmarks/research.py), each a function of its parameters,
-    compiled; the baseline is the hand-written numpy derivative, as there."""
+    compiled; the baseline is the hand-written numpy derivative, as there.  jax.jit is timed
+    after every dvlad row: its compiler leaves threads spinning for a while, which would slow
+    whatever is timed next."""
     import research as R
-    try:
-        jit = R._peer_jax(True)
-    except ImportError:
-        jit = None
+    later = []                  # (row, base, jax maker arguments)
     theta, D2, y = R.gp_data(200)
     for how, f in (("cholesky", R.gp_nlml_cholesky), ("slogdet", R.gp_nlml_slogdet)):
         g = ad.gradient_r(lambda t, f=f: f(t, D2, y))
         c = ad.compile(g)
         base = (lambda how=how: R.gp_grad(theta, D2, y, "cholesky" if how == "cholesky"
                                           else "inv"))
-        peers = [("jax.jit", *_timed(jit, ("gp", f.__name__), theta, D2, y))] if jit else []
         rows.append(row(f"(r1) GP gradient, {how}, n=200", base, lambda g=g: g(theta),
-                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base()),
-                        peers))
+                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base())))
+        later.append((rows[-1], base, (("gp", f.__name__), theta, D2, y)))
     w, X, yl, v = R.lr_data(10_000, 100)
     for mode in ("fr", "rr"):
         h = (lambda u, mode=mode: ad.hvp(lambda q: R.lr_logaddexp(q, X, yl), u, v, mode))
         c = ad.compile(h)
-        peers = [("jax.jit", *_timed(jit, ("lr", "lr_logaddexp", mode), w, X, yl, v))] \
-            if jit else []
-        rows.append(row(f"(r2) logistic HVP {mode}, 10000×100", lambda: R.lr_hvp(w, X, yl, v),
-                        lambda h=h: h(w), lambda c=c: c(w),
-                        lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v)), peers))
+        base = (lambda: R.lr_hvp(w, X, yl, v))
+        rows.append(row(f"(r2) logistic HVP {mode}, 10000×100", base, lambda h=h: h(w),
+                        lambda c=c: c(w), lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v))))
+        later.append((rows[-1], base, (("lr", "lr_logaddexp", mode), w, X, yl, v)))
     params, Xb, Y = R.mlp_data(256)
     for act in ("tanh", "relu"):
         g = ad.gradient_r(lambda p, act=act: R.mlp_loss(p, Xb, Y, act))
         c = ad.compile(g)
-        peers = [("jax.jit", *_timed(jit, ("mlp", act), params, Xb, Y))] if jit else []
-        rows.append(row(f"(r3) MLP gradient, {act}, batch 256",
-                        lambda act=act: R.mlp_grad(params, Xb, Y, act), lambda g=g: g(params),
+        base = (lambda act=act: R.mlp_grad(params, Xb, Y, act))
+        rows.append(row(f"(r3) MLP gradient, {act}, batch 256", base, lambda g=g: g(params),
                         lambda c=c: c(params),
-                        lambda c=c, act=act: all(np.allclose(c(params)[k], want)
-                                                 for k, want in R.mlp_grad(params, Xb, Y,
-                                                                           act).items()),
-                        peers))
+                        lambda c=c, base=base: all(np.allclose(c(params)[k], want)
+                                                   for k, want in base().items())))
+        later.append((rows[-1], base, (("mlp", act), params, Xb, Y)))
+    try:
+        jit = R._peer_jax(True)
+    except ImportError:
+        return
+    for r, base, args in later:
+        thunk, seconds = _timed(jit, *args)
+        r["jax.jit"], r["jax.jit compile s"] = ratio(thunk, base), seconds
 
 
 def _timed(make, *args):

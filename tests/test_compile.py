@@ -611,3 +611,13 @@ def test_the_fuzzers_structured_programs_agree_compiled_and_eager(data):
         for q in (p, p, moved, p):
             with np.errstate(all="ignore"):
                 same(c, F, q)
+
+
+def test_float_power_of_a_float32_number_widens_as_eagerly():
+    """np.float_power computes in float64: eager dvlad widens a float32 AD number first, and so
+    must a traced one (its type is read through core.base.concrete; the fuzzer found it)."""
+    D = ad.derivative(lambda x: np.float_power(x * x, 1.5))
+    c = ad.compile(D)
+    for x in (np.float32(0.5), np.float32(2.0)):
+        got, want = c(x), D(x)
+        assert type(got) is type(want) is np.float64 and got == want

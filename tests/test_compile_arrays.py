@@ -228,3 +228,28 @@ def test_one_array_op_made_once_unless_a_write_comes_between():
     one(np.ones(3)), two(np.ones(3))
     assert one.source().count("sin(") == 1
     assert two.source().count("sin(") == 2 and two.source().count("cos(") == 2
+
+
+def test_data_dependent_loop_lengths_alternately():
+    def f(x):
+        while np.max(np.abs(x)) > 1.0:          # a trip count the values decide: guards
+            x = x / 2.0
+        return np.sum(x ** 3)
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    xs = [np.array([0.5, -0.2]), np.array([3.0, 1.0]), np.array([0.4, 0.1]),
+          np.array([9.0, -5.0]), np.array([2.5, 0.5])]
+    for x in xs + xs:
+        assert same(c(x), g(x))
+    assert replays(c)["traced"] == 3, c.explain()      # 0, 2 and 4 halvings
+
+
+def test_fixed_point_of_arrays_inside_a_compiled_gradient():
+    def root(a):                        # √a by Heron's iteration, elementwise
+        return ad.fixed_point(lambda y: 0.5 * (y + a / y), np.ones_like(a))
+    g = ad.gradient_r(lambda a: np.sum(root(a) * a))
+    c = ad.compile(g)
+    for a in (np.array([4.0, 9.0, 2.0]), np.array([1.5, 16.0, 3.0])):
+        r = c(a)
+        assert same(r, g(a))
+        assert np.allclose(r, 1.5 * np.sqrt(a), rtol=1e-12)      # d/da a^{3/2}

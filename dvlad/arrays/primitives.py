@@ -7,6 +7,7 @@ module holds the rest.  Each primitive is a base function on plain arrays plus, 
 them lift through :func:`dvlad.core.lift.lift`, the one dispatch of every primitive.
 """
 import builtins
+import operator
 
 import numpy as np
 
@@ -251,12 +252,13 @@ def place(s, idx, shp):
 
 
 def _index(x, idx):
-    """x[idx]; a plain x indexed by a traced array (dvlad.compile's) asks the index to record
-    it (numpy would read the index's elements itself)."""
+    """x[idx]; a plain x indexed by a traced array (dvlad.compile's) asks the index to record it."""
     if type(x) is np.ndarray and hasattr(type(idx), "_dvlad_index"):
         return idx._dvlad_index(x)
     return x[idx]
 
+
+_index.traced = operator.getitem     # on a traced x (dvlad.compile), x[idx] itself
 
 getitem = _primitive(
     "getitem", _index,

@@ -15,7 +15,7 @@ import numpy as np
 from . import composite, decompositions, numerics, objects, products, shaping, statistics
 from . import linalg as LA
 from . import primitives as A
-from ..core.base import dtype_of
+from ..core.base import concrete, dtype_of
 from ..core.rules import TABLE
 from ..numbers.primitives import OPS
 from ..core.number import ADNumber, strip
@@ -108,7 +108,7 @@ def _operand(v):
 
 def _widened(v):
     """An AD number over float16/float32 as float64 (an exact product with a float64 1)."""
-    b = strip(v)
+    b = concrete(strip(v))          # (a traced number's own type: dvlad.compile)
     if isinstance(v, ADNumber) and isinstance(b, (np.ndarray, np.generic)) and \
             b.dtype.kind == "f" and b.dtype.itemsize < 8:
         return v * np.ones((), np.float64)

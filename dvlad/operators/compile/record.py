@@ -95,11 +95,50 @@ def _caller(fn, args, kwargs, name):
     flat = all(type(a) is _Slot or not _has_slot(a) for a in args) and not kwargs
     if flat:
         return fn, None
-
-    def call(*vals):
-        return fn(*_fill(args, vals), **_fill(kwargs, vals))
+    consts = {"fn": fn}
+    spelled = ", ".join([_spell(a, consts) for a in args] +
+                        [f"{k}={_spell(v, consts)}" for k, v in kwargs.items()])
+    slots = ", ".join(f"v{k}" for k in range(_count(args) + _count(kwargs)))
+    exec(f"def call({slots}):\n    return fn({spelled})\n", consts)
+    call = consts["call"]
     call.__name__ = call.__qualname__ = name
     return call, True
+
+
+def _spell(template, consts):
+    """Source for an argument template: its traced values by slot (v0, v1, ...), containers
+    as displays, other constants by a name bound in ``consts``."""
+    t = type(template)
+    if t is _Slot:
+        return f"v{template.k}"
+    if t is tuple:
+        inner = ", ".join(_spell(v, consts) for v in template)
+        return f"({inner},)" if len(template) == 1 else f"({inner})"
+    if t is list:
+        return "[" + ", ".join(_spell(v, consts) for v in template) + "]"
+    if t is dict and all(type(k) is str for k in template):
+        return "{" + ", ".join(f"{k!r}: {_spell(v, consts)}" for k, v in template.items()) + "}"
+    if t is slice:
+        parts = (template.start, template.stop, template.step)
+        return f"slice({', '.join(_spell(v, consts) for v in parts)})"
+    if not _has_slot(template):
+        name = f"c{len(consts)}"
+        consts[name] = template
+        return name
+    raise Untraceable(f"a traced value inside a {t.__name__}")
+
+
+def _count(template):
+    t = type(template)
+    if t is _Slot:
+        return 1
+    if t in (tuple, list):
+        return sum(_count(v) for v in template)
+    if t is dict:
+        return sum(_count(v) for v in template.values())
+    if t is slice:
+        return sum(_count(v) for v in (template.start, template.stop, template.step))
+    return 0
 
 
 def _shape_of(a):

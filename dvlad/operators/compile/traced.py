@@ -253,6 +253,8 @@ class Traced:
     def _dvlad_call(self, name, fn, args):
         """fn(*args), a function of dvlad's own on plain numbers (an array primitive's value),
         recorded as one call: what it does inside (a scipy routine, a loop) is not followed."""
+        if type(args[0]) is not Traced and hasattr(fn, "traced"):
+            fn = fn.traced          # its equivalent on a traced first argument
         return ARRAYS["apply"](name, fn, args, {}, self.trace, name in _CANNOT_RAISE)
 
     def _dvlad_cast(self, kind):
