@@ -253,3 +253,36 @@ def test_fixed_point_of_arrays_inside_a_compiled_gradient():
         r = c(a)
         assert same(r, g(a))
         assert np.allclose(r, 1.5 * np.sqrt(a), rtol=1e-12)      # d/da a^{3/2}
+
+
+@settings(max_examples=int(__import__("os").environ.get("DVLAD_COMPILE_FUZZ", 40)),
+          deadline=None)
+@given(st.data())
+def test_the_fuzzers_array_programs_agree_compiled_and_eager(data):
+    """tests/fuzz_programs.py's array programs (ufuncs, reductions, indexing, linear algebra,
+    branches by np.where, float32 and float64): gradients, Jacobians and HVPs compiled, at the
+    program's point, at a moved one and back, as eager (and raising where eager raises)."""
+    import fuzz_programs as fp
+    program = data.draw(fp.array_programs(errors=data.draw(st.booleans())))
+    f, x, u = program.function(), program.point, program.direction
+    if program.output == "number":
+        ops = [ad.gradient_r(f), ad.gradient_f(f)]
+        ops += [lambda q, m=m: ad.hvp(f, q, u, m) for m in program.modes or ["fr"]]
+    else:
+        ops = [ad.jacobian_r(f), ad.jacobian_f(f)]
+    moved = np.array(x, copy=True)
+    moved[...] = 0.75 * x + 0.125       # (an array still, also at 0-d)
+    for F in ops:
+        c = ad.compile(F)
+        for q in (x, x, moved, x):
+            with np.errstate(all="ignore"):
+                try:
+                    want = F(q.copy())
+                except Exception as e:          # noqa: BLE001  (compiled must raise it too)
+                    try:
+                        c(q.copy())
+                    except type(e):
+                        continue
+                    raise AssertionError(f"eager raised {type(e).__name__}, compiled did not")
+                got = c(q.copy())
+                assert same(got, want), (got, want, c.explain())

@@ -368,7 +368,7 @@ def _others(x, axis):
     if m == 0:
         return x
     flat = reshape(moved, tuple(shp[a] for a in rest) + (m,))
-    dtype = np.asarray(strip(x)).dtype
+    dtype = dtype_of(strip(x))
     ones = np.ones(tuple(shp[a] for a in rest) + (1,), dtype if dtype.kind == "f" else float)
     before = concatenate([ones, _scan(flat, m)[..., :m - 1]], -1)
     after = concatenate([_scan(flat[..., ::-1], m)[..., m - 2::-1] if m > 1 else ones[..., :0],

@@ -143,6 +143,12 @@ def dtype_of(x):
     return d if isinstance(d, np.dtype) else np.asarray(concrete(x)).dtype
 
 
+def as_array(x):
+    """np.asarray(x); a traced number (dvlad.compile's) records its conversion itself."""
+    make = getattr(type(x), "_dvlad_array", None)
+    return np.asarray(x) if make is None else make(x)
+
+
 def concrete(x):
     """The number a traced value stands for (dvlad.compile's first call), else x: for reading
     a base number's type or precision, never for computing with it."""

@@ -123,7 +123,7 @@ def like_leaf(value, leaf):
     elif isinstance(value, np.ndarray) and value.dtype.kind in "iub":
         value = value.astype(float)
     if isinstance(leaf, np.ndarray) and not isinstance(value, np.ndarray):
-        return np.asarray(value)
+        return base.as_array(value)
     return value
 
 

@@ -278,7 +278,7 @@ def structural_zero(rule, xin, px, py):
         if c - c == 0 and c != 0:
             return False
         c = np.float64(c)              # numpy's 1 / 0.0 = inf, not ZeroDivisionError
-    elif tc is np.ndarray:
+    elif isinstance(c, np.ndarray):
         return False
     elif tc is np.float64 or tc is np.float32:
         if c - c == 0 and c != 0:

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..modes.api import Applied, Bound, _same_shapes, _scalar, _vjp, flat_scalars, gradient_r
 from ..modes.forward import _forward, scalar_tangent
-from ..core.base import one_like, zero_like
+from ..core.base import as_array, one_like, zero_like
 from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..numbers.bundle import make_bundle
 from ..core.structures import (as_real, flatten, flatten_like, in_precision, like_leaf,
@@ -128,7 +128,7 @@ def _assemble(values, out_shape, in_shape, axis):
     if any(isinstance(v, ADNumber) for v in values):
         stacked = arrays.stack(values, axis)
         return arrays.reshape(stacked, tuple(out_shape) + tuple(in_shape))
-    stacked = np.stack([np.asarray(v) for v in values], axis)
+    stacked = np.stack([as_array(v) for v in values], axis)
     return stacked.reshape(tuple(out_shape) + tuple(in_shape))
 
 

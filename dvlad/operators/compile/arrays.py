@@ -57,11 +57,11 @@ class TracedArray(Traced):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         fn = ufunc if method == "__call__" else getattr(ufunc, method)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
-        return apply(name, fn, inputs, kwargs, self.trace, method in _PURE_UFUNC_METHODS)
+        return apply(name, fn, inputs, kwargs, self.trace, method in _PURE_UFUNC_METHODS, True)
 
     def __array_function__(self, func, types, args, kwargs):
         return apply(func.__name__, func, args, kwargs, self.trace,
-                     "linalg" not in (func.__module__ or ""))
+                     "linalg" not in (func.__module__ or ""), True)
 
     def __array__(self, dtype=None, copy=None):
         raise Untraceable("numpy was asked to make a plain array of a traced array (np.asarray, "
@@ -130,7 +130,7 @@ class TracedArray(Traced):
 def _operator(fn, reflected=False):
     def method(self, other):
         return apply(fn.__name__, fn, (other, self) if reflected else (self, other), {},
-                     self.trace, not fn.__name__.startswith("i"))
+                     self.trace, not fn.__name__.startswith("i"), not fn.__name__.startswith("i"))
     return method
 
 

@@ -77,8 +77,10 @@ def _nudged(x, k):
     if type(x) is np.ndarray:
         if x.dtype.kind != "f":
             return x
-        return (x * (1 + 1e-3 * (1 + np.arange(x.size).reshape(x.shape) % 7 / 7))).astype(
-            x.dtype)
+        y = np.array(x, copy=True)         # (an array still at 0-d: x * ... would be a scalar)
+        np.multiply(y, 1 + 1e-3 * (1 + np.arange(x.size).reshape(x.shape) % 7 / 7), out=y,
+                    casting="unsafe")
+        return y
     if type(x) in _FLOATS:
         return type(x)(x * (1 + 1e-3 * (1 + k % 7 / 7)))
     return x

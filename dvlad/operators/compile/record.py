@@ -5,6 +5,7 @@ import operator
 import numpy as np
 
 from ...core import pool
+from ...core.number import ADNumber
 from .traced import Traced, Untraceable, _value, where
 
 
@@ -59,7 +60,13 @@ def _flatten(obj, leaves, trace):
         return trace.constant(obj)
     if isinstance(obj, Traced):
         raise Untraceable(f"a traced value inside a {t.__name__}")
+    if isinstance(obj, ADNumber):
+        raise _Defer
     return obj
+
+
+class _Defer(Exception):
+    """A dvlad number is among an operation's arguments: its own overloading is what runs."""
 
 
 def _fill(template, vals):
@@ -145,16 +152,23 @@ def _shape_of(a):
     return np.shape(a)
 
 
-def apply(name, fn, args, kwargs, trace, pure):
+def apply(name, fn, args, kwargs, trace, pure, defer=False):
     """fn(*args, **kwargs) on the concrete values, recorded in ``trace``; its result with each
     array made traced (a container of them rebuilt, a number a :class:`Traced`).  ``pure``: the
     operation neither writes nor raises on arguments of the kind it was traced with, so a
-    replay may leave it out when nothing reads its result."""
+    replay may leave it out when nothing reads its result.  With a dvlad number among the
+    arguments, NotImplemented if ``defer`` (an operator, numpy's protocols: the dvlad number's
+    own method runs next, with this traced array as a constant), else Untraceable."""
     if name in _STATIC:
         return fn(*_unwrapped(args), **dict(zip(kwargs, _unwrapped(kwargs.values()))))
     leaves = []
-    targs = _flatten(tuple(args), leaves, trace)
-    tkwargs = _flatten(dict(kwargs), leaves, trace)
+    try:
+        targs = _flatten(tuple(args), leaves, trace)
+        tkwargs = _flatten(dict(kwargs), leaves, trace)
+    except _Defer:
+        if defer:
+            return NotImplemented
+        raise Untraceable(f"{name} of a dvlad number and a traced value") from None
     for v in leaves:
         v._check()
     concrete = [v.value for v in leaves]

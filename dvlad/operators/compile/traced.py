@@ -162,7 +162,7 @@ class Traced:
 
     def __array_function__(self, func, types, args, kwargs):
         return ARRAYS["apply"](func.__name__, func, args, kwargs, self.trace,
-                     "linalg" not in (func.__module__ or ""))
+                               "linalg" not in (func.__module__ or ""), True)
 
     def __init__(self, value, trace, ref):
         self.value, self.trace, self.ref = value, trace, ref
@@ -221,8 +221,9 @@ class Traced:
 
     # ---- what numpy and Python ask of a number ---------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        raise Untraceable("numpy was asked to make an array of a traced value (arrays are run "
-                          "eagerly in this version of dvlad.compile)")
+        raise Untraceable("numpy was asked to make an array of a traced number (np.array of a "
+                          "list of numbers, an assignment into a plain array): the tracer cannot "
+                          "follow its value from there")
 
     def __repr__(self):
         return f"Traced(v{self.ref}={self.value!r})"
@@ -256,6 +257,10 @@ class Traced:
         if type(args[0]) is not Traced and hasattr(fn, "traced"):
             fn = fn.traced          # its equivalent on a traced first argument
         return ARRAYS["apply"](name, fn, args, {}, self.trace, name in _CANNOT_RAISE)
+
+    def _dvlad_array(self):
+        """np.asarray of this number (a 0-d array), recorded."""
+        return ARRAYS["apply"](np.asarray.__name__, np.asarray, (self,), {}, self.trace, True)
 
     def _dvlad_cast(self, kind):
         """This number in numpy type ``kind`` (float64 from float32, say), recorded."""
