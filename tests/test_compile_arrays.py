@@ -286,3 +286,19 @@ def test_the_fuzzers_array_programs_agree_compiled_and_eager(data):
                     raise AssertionError(f"eager raised {type(e).__name__}, compiled did not")
                 got = c(q.copy())
                 assert same(got, want), (got, want, c.explain())
+
+
+def test_writes_into_arrays_nothing_reads_are_left_out_and_the_others_kept():
+    def f(x):
+        z = np.zeros_like(x)
+        z[0] = 5.0
+        w = np.zeros_like(x)
+        w[1:] = x[1:] * 2.0         # w is never read: its write is left out
+        v = z[1:]
+        z[1] = x[0]                 # a write into z after its view v was made: v sees it
+        return np.sum(v * x[1:])
+    c = ad.compile(f)
+    for x in points(4, 3, seed=12):
+        assert same(c(x), f(x))
+    assert replays(c)["traced"] == 1, c.explain()
+    assert c.source().count("setitem") == 2, c.source()

@@ -26,9 +26,6 @@ __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose
            "clip", "shape", "scatter"]
 
 
-_TRACING = pool.TRACING      # [threads tracing for dvlad.compile]
-
-
 def shape(v):
     """The shape of a value's primal: () for scalars."""
     return _shape(v)
@@ -46,7 +43,7 @@ def _primitive(name, value, partials, with_result=False):
             if isinstance(a, ADNumber):
                 break
         else:                          # plain numbers (every primitive, one level down)
-            if _TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
+            if pool.TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
                 for a in args:
                     if hasattr(type(a), "_dvlad_call"):
                         return a._dvlad_call(name, value, args)
@@ -233,11 +230,13 @@ def _scatter_value(s, idx, out_shape):
     z = pool.zeros(out_shape, np.result_type(dtype_of(s), np.float32))
     if _is_basic(idx):              # no index repeats: assignment, much faster than np.add.at
         z[idx] = s
-    else:
-        np.add.at(z, idx, s)
+        return z
+    np.add.at(z, idx, s)
     return z
 
 
+
+_scatter_value.traced = _scatter_value     # dvlad.compile: its zeros, [idx] = s, recorded
 scatter = _primitive(
     "scatter", _scatter_value,
     lambda s, idx, out_shape: (_Apply(lambda t: scatter(t, idx, out_shape),
@@ -258,8 +257,7 @@ def _index(x, idx):
     return x[idx]
 
 
-_index.traced = operator.getitem     # on a traced x (dvlad.compile), x[idx] itself
-
+_index.traced = operator.getitem     # dvlad.compile: on a traced x, x[idx] recorded itself
 getitem = _primitive(
     "getitem", _index,
     lambda x, idx: _getitem_partials(shape(x), idx))

@@ -16,7 +16,8 @@ import operator
 
 import numpy as np
 
-from .record import written
+from .kinds import apart, kind_tests
+from .record import Family, written
 from .reroll import roll
 from .traced import Traced, Untraceable, _same_type, _is_integer
 
@@ -199,18 +200,23 @@ def simplify(ops, fresh=(), dirty=(), writes=()):
     return kept, alias
 
 
-def live(ops, outputs, pure=()):
+def live(ops, outputs, pure=(), family=None):
     """The ops a replay must run: every guard and recorded exception, and every op whose value
-    is read (or that could raise, or writes into an array); ``pure``: ops known to do neither."""
+    is read (or that could raise, or writes into an array something reads later: ``family``,
+    a record.Family); ``pure``: ops known to do neither."""
     needed = set(outputs)
+    seen = set().union(*(family.roots(r) for r in needed)) if family else set()
     kept = []
     for index, op in reversed(ops):
-        if op[0] == "op" and op[1] not in needed and (op[3] in PURE or op[1] in pure):
+        if op[0] == "op" and op[1] not in needed and (op[3] in PURE or op[1] in pure or (
+                family is not None and family.unread(op[1], seen))):
             continue
         kept.append((index, op))
         for a in op[4] if op[0] == "op" else op[3]:
             if isinstance(a, Traced):
                 needed.add(a.ref)
+                if family is not None:
+                    seen |= family.roots(a.ref)
     kept.reverse()
     return kept
 
@@ -334,32 +340,6 @@ class Code:
         return "\n".join(src) + "\n"
 
 
-def kind_tests(names, kinds):
-    """Tests that arguments ``names`` are of this trace's kind (``kinds``: for each, None for a
-    float or an array's (shape, dtype, strides, writeable); None: all floats)."""
-    if kinds is None:
-        return [f"type({v}) is float" for v in names]
-    out, arrays = [], []
-    for v, k in zip(names, kinds):
-        if k is None:
-            out.append(f"type({v}) is float")
-        else:
-            shape, dtype, strides, writeable = k
-            out.append(f"type({v}) is _ndarray and {v}.shape == {shape!r} and "
-                       f"{v}.strides == {strides!r} and {v}.dtype.str == {dtype!r} and "
-                       f"{v}.flags.writeable is {writeable!r}")
-            arrays.append(v)
-    if len(arrays) > 1:
-        out.append(f"_apart({', '.join(arrays)})")
-    return out
-
-
-def apart(*arrays):
-    """No two of the arrays share memory (np.may_share_memory: their bounds are apart)."""
-    return not any(np.may_share_memory(a, b) for k, a in enumerate(arrays)
-                   for b in arrays[:k])
-
-
 def given(named, rest):
     """The positional arguments of a call of an entry: its parameters that were passed, then
     the rest."""
@@ -390,7 +370,7 @@ def generate(trace, inputs, out, entries, label, ns):
     refs = set()
     ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes)
     output_source(out, names, refs, alias)
-    ops = live(ops, refs, trace.pure)
+    ops = live(ops, refs, trace.pure, Family(trace, len(inputs)))
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
     result = output_source(out, names, set(), alias, spell)
     lines = check_source(entries, names) + body

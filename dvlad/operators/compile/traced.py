@@ -253,9 +253,11 @@ class Traced:
 
     def _dvlad_call(self, name, fn, args):
         """fn(*args), a function of dvlad's own on plain numbers (an array primitive's value),
-        recorded as one call: what it does inside (a scipy routine, a loop) is not followed."""
-        if type(args[0]) is not Traced and hasattr(fn, "traced"):
-            fn = fn.traced          # its equivalent on a traced first argument
+        recorded as one call: what it does inside (a scipy routine, a loop) is not followed.
+        A function that names an equivalent for traced arguments (``fn.traced``) runs that."""
+        direct = getattr(fn, "traced", None)
+        if direct is not None and isinstance(args[0], Traced):
+            return direct(*args)    # its own operations, recorded one by one (leaner code)
         return ARRAYS["apply"](name, fn, args, {}, self.trace, name in _CANNOT_RAISE)
 
     def _dvlad_array(self):
