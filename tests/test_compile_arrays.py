@@ -302,3 +302,20 @@ def test_writes_into_arrays_nothing_reads_are_left_out_and_the_others_kept():
         assert same(c(x), f(x))
     assert replays(c)["traced"] == 1, c.explain()
     assert c.source().count("setitem") == 2, c.source()
+
+
+def test_a_write_elsewhere_does_not_stop_one_op_being_made_once():
+    def f(x):
+        a = x * 3.0
+        s1 = np.sin(a)
+        b = np.zeros_like(x)
+        b[0] = 1.0                  # a write into another array: sin(a) is still sin(a)
+        s2 = np.sin(a)
+        a[0] = 2.0                  # a write into a: sin(a) is not what it was
+        s3 = np.sin(a)
+        return np.sum(s1 * s2 + s3 + b)
+    c = ad.compile(f)
+    for x in points(3, 3, seed=13):
+        assert same(c(x), f(x))
+    assert replays(c)["traced"] == 1, c.explain()
+    assert c.source().count("sin(") == 2, c.source()

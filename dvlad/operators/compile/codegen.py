@@ -136,12 +136,14 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
     return out
 
 
-def simplify(ops, fresh=(), dirty=(), writes=()):
+def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
     """([(index, op)], alias): each repeated computation (the same function of the same values)
-    made once (an array's, ``fresh``, only between the same ``writes`` and when neither result
-    is ever written, ``dirty``: an array may be written in place, a number cannot), and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
-    the value or constant that stands for it."""
-    alias, seen, kept, stand_ins, epoch = {}, {}, [], {}, 0
+    made once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
+    the value or constant that stands for it.  An array may be written in place, a number
+    cannot: an array op (``fresh``) is made once only when no write (``writes``) went into what
+    its arguments may share memory with (``family``) between the two, and neither result is
+    ever written (``dirty``)."""
+    alias, seen, kept, stand_ins, stamps = {}, {}, [], {}, {}
     times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
         if op[0] != "op":
@@ -155,11 +157,13 @@ def simplify(ops, fresh=(), dirty=(), writes=()):
             # arrays: one value for two ops only between the same writes (any op may raise:
             # the first then does), neither result ever written (through a view or not)
             if out in writes:
-                epoch += 1
+                for r in family.roots(writes[out]):
+                    stamps[r] = stamps.get(r, 0) + 1
             elif out not in dirty:
-                key = (fn, epoch) + tuple([a.ref if isinstance(a, Traced) else (type(a), id(a))
-                                           if isinstance(a, np.ndarray) else (type(a), a)
-                                           for a in args])
+                roots = set().union(*[family.roots(a.ref) for a in args if isinstance(a, Traced)])
+                key = (fn, tuple(sorted((r, stamps.get(r, 0)) for r in roots))) + tuple(
+                    [a.ref if isinstance(a, Traced) else (type(a), id(a))
+                     if isinstance(a, np.ndarray) else (type(a), a) for a in args])
                 try:
                     same = seen.get(key)
                 except TypeError:
@@ -368,9 +372,10 @@ def generate(trace, inputs, out, entries, label, ns):
     """The :class:`Code` of a trace, its names bound in namespace ``ns``."""
     names = Names(ns)
     refs = set()
-    ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes)
+    family = Family(trace, len(inputs))
+    ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes, family)
     output_source(out, names, refs, alias)
-    ops = live(ops, refs, trace.pure, Family(trace, len(inputs)))
+    ops = live(ops, refs, trace.pure, family)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
     result = output_source(out, names, set(), alias, spell)
     lines = check_source(entries, names) + body
