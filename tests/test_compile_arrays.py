@@ -319,3 +319,19 @@ def test_a_write_elsewhere_does_not_stop_one_op_being_made_once():
         assert same(c(x), f(x))
     assert replays(c)["traced"] == 1, c.explain()
     assert c.source().count("sin(") == 2, c.source()
+
+
+def test_structural_zero_lanes_of_seeds_and_cotangents_as_eagerly():
+    """A Jacobian's seeds and cotangents are unit arrays: their zero lanes are structural, so
+    √′(0) = ∞ there gives 0, not 0·∞ = nan (notes/conventions.md).  Traced seeds are arrays
+    too: the trace asks whether a product is finite (a guard), not what it is."""
+    def f(x):
+        return np.sqrt(x) * x[::-1]
+    for op in (ad.jacobian_f, ad.jacobian_r):
+        J = op(f)
+        c = ad.compile(J)
+        for x in (np.array([1.0, 4.0, 9.0]), np.array([0.0, 1.0, 2.0]), np.array([2.0, 3.0, 5.0]),
+                  np.array([0.0, 1.0, 2.0])):
+            got, want = c(x), J(x)
+            assert same(got, want), (op.__name__, x, got, want)
+        assert not np.isnan(c(np.array([0.0, 1.0, 2.0]))[1:, 0]).any()

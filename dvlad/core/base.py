@@ -143,6 +143,14 @@ def dtype_of(x):
     return d if isinstance(d, np.dtype) else np.asarray(concrete(x)).dtype
 
 
+def all_finite(b):
+    """Whether every element of array b is finite (one pass: their sum is).  A traced sum
+    (dvlad.compile) is asked through numpy, so the trace keeps the answer, not the sum."""
+    total = np.add.reduce(b, axis=None)
+    return math.isfinite(total) if type(total) in (float, np.float64, np.float32) \
+        else bool(np.isfinite(total))
+
+
 def as_array(x):
     """np.asarray(x); a traced number (dvlad.compile's) records its conversion itself."""
     make = getattr(type(x), "_dvlad_array", None)

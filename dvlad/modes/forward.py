@@ -46,7 +46,7 @@ def _forward(f, x, v, origin):
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
     # their zero lanes are structural (numbers/partials.py); a direction without one needs nothing
-    seeds = [id(b) for b in vleaves if type(b) is np.ndarray and b.dtype != object
+    seeds = [id(b) for b in vleaves if isinstance(b, np.ndarray) and b.dtype != object
              and id(b) not in SEEDS and not b.all()]
     SEEDS.update(seeds)
     try:

@@ -8,12 +8,11 @@ when a partial carries an older perturbation: that is how forward-over-reverse a
 reverse-over-reverse nest.  A LinearMap partial is applied by its transpose; a MultiLink pulls all
 its inputs back at once.  Array sensitivities get the array-specific care of ``_sweep_cell``.
 """
-import math
 
 import numpy as np
 
 from ..core import pool
-from ..core.base import dtype_of
+from ..core.base import all_finite, dtype_of
 from ..core.number import ARRAY_OPS, ADNumber
 from ..core.switch import REFERENCE
 from ..numbers.bundle import make_bundle, plain_bundle
@@ -106,7 +105,7 @@ def left_out(b):
 
 def structural(b):
     """A cotangent array with zero lanes: they leave those outputs out (see Masked)."""
-    if type(b) is np.ndarray and b.dtype != object and b.ndim and not b.all():
+    if isinstance(b, np.ndarray) and b.dtype != object and b.ndim and not b.all():
         return Masked(b, b != 0)
     return b
 
@@ -164,7 +163,7 @@ def _structural(c, mask):
     b = c
     while isinstance(b, ADNumber):
         b = b.primal
-    if type(b) is not np.ndarray or math.isfinite(np.add.reduce(b, axis=None)):
+    if not isinstance(b, np.ndarray) or all_finite(b):
         return c
     if type(mask) is tuple:           # (idx, shape) of a Placed: the lanes it was placed at
         idx, shape = mask

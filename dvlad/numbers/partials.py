@@ -33,10 +33,9 @@ def _times(d, t, args=None, seed=True):
       x = 0), and then the product's limit is not 0.  Structural zeros are kept out before this
       (:func:`structural_zero`, where's branches, zero cotangents): notes/conventions.md.
     """
-    if SEEDS and seed and type(t) is np.ndarray and id(t) in SEEDS:
+    if SEEDS and seed and isinstance(t, np.ndarray) and id(t) in SEEDS:
         b = _base_of(d)
-        if type(b) is float and b - b == 0 or \
-                type(b) is np.ndarray and math.isfinite(np.add.reduce(b, axis=None)):
+        if type(b) is float and b - b == 0 or isinstance(b, np.ndarray) and base.all_finite(b):
             return _times(d, t, args, False)        # a finite d: no 0·∞ in any lane
         with np.errstate(invalid="ignore"):
             return _from_seed(_times(d, t, args, False), t)
@@ -116,7 +115,7 @@ SEEDS = set()
 def _from_seed(c, t):
     """c = d·t for a seed t, with the lanes where t is 0 made 0 whatever d is there (SEEDS)."""
     b = _base_of(c)
-    if type(b) is not np.ndarray or math.isfinite(np.add.reduce(b, axis=None)):
+    if not isinstance(b, np.ndarray) or base.all_finite(b):
         return c
     return ARRAY_OPS["where"](t == 0, 0.0, c)
 

@@ -99,11 +99,6 @@ class TracedArray(Traced):
     def __iter__(self):
         return (self[k] for k in range(len(self.value)))
 
-    def __bool__(self):
-        self._check()
-        r = bool(self.value)            # (numpy's error for an array of several elements)
-        self.trace.ops.append(("guard", "bool", bool, (self,), r, where()))
-        return r
 
     __hash__ = None
 
@@ -147,7 +142,20 @@ def _method(name, pure=True):
     return method
 
 
+def _conversion(fn):
+    """bool(a), float(a), int(a), ...: the concrete array's answer (numpy's error for several
+    elements), kept as a guard."""
+    def method(self):
+        self._check()
+        r = fn(self.value)
+        self.trace.ops.append(("guard", fn.__name__, fn, (self,), r, where()))
+        return r
+    return method
+
+
 def _install():
+    for fn in (bool, float, int, complex, operator.index):
+        setattr(TracedArray, f"__{fn.__name__}__", _conversion(fn))
     for fn in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
                operator.mod, operator.pow, operator.matmul, operator.and_, operator.or_,
                operator.xor, operator.lshift, operator.rshift):
