@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from ..core import pool
+from ..core.pool import TRACING
 from ..core.base import dtype_of
 from ..core.number import ARRAY_OPS
 from ..core.lift import lift
@@ -43,7 +44,7 @@ def _primitive(name, value, partials, with_result=False):
             if isinstance(a, ADNumber):
                 break
         else:                          # plain numbers (every primitive, one level down)
-            if pool.TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
+            if TRACING[0] and pool.tracing():   # dvlad.compile: one recorded call
                 for a in args:
                     if hasattr(type(a), "_dvlad_call"):
                         return a._dvlad_call(name, value, args)
