@@ -59,10 +59,6 @@ class TracedArray(Traced):
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
         return apply(name, fn, inputs, kwargs, self.trace, method in _PURE_UFUNC_METHODS, True)
 
-    def __array_function__(self, func, types, args, kwargs):
-        return apply(func.__name__, func, args, kwargs, self.trace,
-                     "linalg" not in (func.__module__ or ""), True)
-
     def __array__(self, dtype=None, copy=None):
         raise Untraceable("numpy was asked to make a plain array of a traced array (np.asarray, "
                           "np.array, an assignment into a plain array): the tracer cannot "

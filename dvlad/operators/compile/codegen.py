@@ -156,6 +156,7 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
                                for a in args):
             # arrays: one value for two ops only between the same writes (any op may raise:
             # the first then does), neither result ever written (through a view or not)
+            key = None
             if out in writes:
                 for r in family.roots(writes[out]):
                     stamps[r] = stamps.get(r, 0) + 1
@@ -164,32 +165,19 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
                 key = (fn, tuple(sorted((r, stamps.get(r, 0)) for r in roots))) + tuple(
                     [a.ref if isinstance(a, Traced) else (type(a), id(a))
                      if isinstance(a, np.ndarray) else (type(a), a) for a in args])
-                try:
-                    same = seen.get(key)
-                except TypeError:
-                    same, key = None, None
-                if same is not None:
-                    made = stand_ins.get(same)
-                    if made is None:
-                        made = stand_ins[same] = Traced(None, None, same)
-                    alias[out] = made
+        else:
+            if fn is times and len(args) == 2:
+                one, other = args
+                if type(other) is float and other == 1.0:
+                    one, other = other, one
+                if type(one) is float and one == 1.0 and type(other) is Traced and \
+                        isinstance(other.value, floats):
+                    alias[out] = other
                     continue
-                if key is not None:
-                    seen[key] = out
-            kept.append((index, ("op", out, name, fn, args)))
-            continue
-        if fn is times and len(args) == 2:
-            one, other = args
-            if type(other) is float and other == 1.0:
-                one, other = other, one
-            if type(one) is float and one == 1.0 and type(other) is Traced and \
-                    isinstance(other.value, floats):
-                alias[out] = other
-                continue
-        key = (fn,) + tuple([a.ref if type(a) is Traced else (type(a), a, math.atan2(a, -1.0))
-                             if isinstance(a, float) else (type(a), a) for a in args])
+            key = (fn,) + tuple([a.ref if type(a) is Traced else (type(a), a, math.atan2(a, -1.0))
+                                 if isinstance(a, float) else (type(a), a) for a in args])
         try:
-            same = seen.get(key)
+            same = seen.get(key) if key is not None else None
         except TypeError:               # an unhashable constant
             same, key = None, None
         if same is not None:
