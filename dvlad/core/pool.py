@@ -30,7 +30,8 @@ import numpy as np
 
 from .switch import REFERENCE
 
-__all__ = ["empty", "zeros", "making", "tracing", "times", "plus", "minus", "negative", "copy", "private_copy", "out1", "out2",
+__all__ = ["empty", "zeros", "making", "tracing", "times", "plus", "minus", "negative", "copy",
+           "private_copy", "out1", "out2",
            "handle", "value_of",
            "released", "clear", "configure", "stats"]
 
@@ -190,7 +191,7 @@ def tracing():
 
 def zeros(shape, dtype):
     """np.zeros(shape, dtype), or, while dvlad.compile traces, an array of the trace's."""
-    if _tracing[0] and getattr(_makers, "fn", None) is not None:
+    if _tracing[0] and tracing():
         z = empty(shape, dtype)
         z.fill(0)
         return z

@@ -50,9 +50,9 @@ class Tag:
     @property
     def made_by(self):
         """Which call made this tag, for error messages: "the derivative call started at
-        app.py:12 (`D(f)(1.0)`), differentiating f (app.py:3)".  Found on the stack while the call runs (nothing is
-        recorded when a tag is made: that is every derivative call's cost); else its name only.
-        """
+        app.py:12 (`D(f)(1.0)`), differentiating f (app.py:3)".  Found on the stack while the
+        call runs (nothing is recorded when a tag is made: that is every derivative call's
+        cost); else its name only."""
         return _maker(self)
 
 
