@@ -335,3 +335,11 @@ def test_structural_zero_lanes_of_seeds_and_cotangents_as_eagerly():
             got, want = c(x), J(x)
             assert same(got, want), (op.__name__, x, got, want)
         assert not np.isnan(c(np.array([0.0, 1.0, 2.0]))[1:, 0]).any()
+
+
+def test_an_answer_that_depends_on_a_value_is_not_a_constant_of_the_trace():
+    def f(x):                       # the smallest dtype that holds x[0]: float16, 32 or 64
+        return x * np.min_scalar_type(x[0]).itemsize
+    c = ad.compile(f)
+    for x in (np.array([1.5, 2.0]), np.array([1e10, 2.0]), np.array([1e300, 1.0])):
+        assert same(c(x), f(x))

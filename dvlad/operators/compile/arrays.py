@@ -65,9 +65,18 @@ class TracedArray(Traced):
                           "follow its elements from there")
 
     def __repr__(self):
-        return f"TracedArray(v{self.ref}, shape={self.value.shape}, dtype={self.value.dtype})"
+        if self.trace.done:
+            return f"TracedArray(v{self.ref}, shape={self.value.shape}, after its trace)"
+        raise Untraceable("F writes a traced array as text (repr, str, format): F runs eagerly")
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return self.__repr__()
 
     def __getattr__(self, name):
+        if name in ("__array_interface__", "__array_struct__"):   # a reader of the memory
+            raise Untraceable(f"a traced array's {name} was read (its memory is not followed)")
         if name.startswith("__") or not hasattr(np.ndarray, name):
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
         raise Untraceable(f"a traced array's {name!r} (not followed by dvlad.compile)")

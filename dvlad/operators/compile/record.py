@@ -24,7 +24,7 @@ _WRITES_FIRST = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_alon
                  "iand", "ior", "ixor", "ilshift", "irshift"}
 # answers that depend on shapes and dtypes only (the same on every call of a trace)
 _STATIC = {"ndim", "shape", "size", "result_type", "iscomplexobj", "isrealobj", "isscalar",
-           "common_type", "isfortran", "min_scalar_type", "can_cast", "broadcast_shapes"}
+           "common_type", "isfortran", "broadcast_shapes"}     # (not min_scalar_type: by value)
 _PURE_UFUNC_METHODS = ("__call__", "reduce", "accumulate", "outer", "reduceat")
 
 

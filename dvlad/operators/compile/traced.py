@@ -226,7 +226,11 @@ class Traced:
                           "follow its value from there")
 
     def __repr__(self):
-        return f"Traced(v{self.ref}={self.value!r})"
+        """The number's own repr while its trace runs (kept as a guard, as str and format are:
+        F may compute with the text), a description after."""
+        if self.trace is None or self.trace.done:
+            return f"Traced(v{self.ref}, after its trace)"
+        return repr(self._decide("float", _same_type, (self,)))
 
     def __format__(self, spec):
         return format(self._decide("float", _same_type, (self,)), spec)
