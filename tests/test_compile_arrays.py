@@ -148,6 +148,22 @@ def test_a_constant_result_is_a_fresh_array_each_call():
     assert np.array_equal(b, np.zeros(3)) and b is not a
 
 
+def test_results_that_are_two_arrays_eagerly_are_two_arrays_compiled():
+    # made once (x * 2.0 twice), or standing for an argument, a replay's array is copied where
+    # it would come back twice: writing into one result must not change another, or x
+    def f(x):
+        y = x * 2.0
+        return y, x * 2.0, x, {"y": y, "z": x * 2.0}
+    c = ad.compile(f)
+    x = np.arange(3.0)
+    for _ in range(3):
+        a, b, same_x, d = c(x)
+        a += 1.0
+        assert np.array_equal(b, x * 2.0) and np.array_equal(d["z"], x * 2.0)
+        assert same_x is x and d["y"] is a          # F's own sharing is kept
+    assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0
+
+
 def test_logistic_hvp_with_captured_data():
     rng = np.random.default_rng(7)
     X = rng.standard_normal((40, 5))

@@ -213,31 +213,44 @@ def live(ops, outputs, pure=(), family=None):
     return kept
 
 
-def output_source(out, names, refs, alias, spell=None):
+def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
     """F's result rebuilt from values and constants (tuples, lists, dicts, named tuples); the
-    values it reads go to ``refs``, and ``spell(value, names)`` spells them."""
+    values it reads go to ``refs``, and ``spell(value, names)`` spells them.  Two arrays F
+    returned as two objects stay two (``made``: value -> F's own value it was spelled for): an
+    array that stands for another (made once, or an argument) is copied where it would
+    otherwise come back twice, or come back as the argument."""
     t = type(out)
+    if made is None:
+        made = {}
     if isinstance(out, Traced):
-        out = alias.get(out.ref, out)
+        own, out = out, alias.get(out.ref, out)
         if not isinstance(out, Traced):
             return names.const(out)
         refs.add(out.ref)
-        return spell(out, names) if spell else f"v{out.ref}"
+        text = spell(out, names) if spell else f"v{out.ref}"
+        twice = made.setdefault(out.ref, own.ref) != own.ref
+        if (twice or out.ref != own.ref and out.ref in inputs) and (
+                isinstance(out.value, np.ndarray) or isinstance(own.value, np.ndarray)):
+            return f"{text}.copy()"
+        return text
     if t in (int, float, bool, str, bytes, complex) or out is None or isinstance(out, np.generic):
         return names.const(out)
     if t is np.ndarray:         # a constant array: a fresh copy for every call, as F makes
         return f"{names.bind(out, 'k')}.copy()"
+
+    def inner(x, into=refs):
+        return output_source(x, names, into, alias, spell, made, inputs)
+
     if t is tuple:
-        inner = ", ".join(output_source(x, names, refs, alias, spell) for x in out)
-        return f"({inner},)" if len(out) == 1 else f"({inner})"
+        items = ", ".join(map(inner, out))
+        return f"({items},)" if len(out) == 1 else f"({items})"
     if t is list:
-        return "[" + ", ".join(output_source(x, names, refs, alias, spell) for x in out) + "]"
+        return "[" + ", ".join(map(inner, out)) + "]"
     if t is dict:
-        return "{" + ", ".join(f"{output_source(k, names, set(), alias, spell)}: {output_source(v, names, refs, alias, spell)}"
-                               for k, v in out.items()) + "}"
+        return "{" + ", ".join(f"{inner(k, set())}: {inner(v)}" for k, v in out.items()) + "}"
     if isinstance(out, tuple) and hasattr(t, "_fields"):
-        inner = ", ".join(output_source(x, names, refs, alias, spell) for x in out)
-        return f"{names.bind(t, t.__name__)}({inner})"
+        items = ", ".join(map(inner, out))
+        return f"{names.bind(t, t.__name__)}({items})"
     raise Untraceable(f"F returned a {t.__name__} (a replay rebuilds numbers, tuples, lists "
                       f"and dicts)")
 
@@ -362,10 +375,11 @@ def generate(trace, inputs, out, entries, label, ns):
     refs = set()
     family = Family(trace, len(inputs))
     ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes, family)
-    output_source(out, names, refs, alias)
+    given = {t.ref for t in inputs}
+    output_source(out, names, refs, alias, inputs=given)
     ops = live(ops, refs, trace.pure, family)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
-    result = output_source(out, names, set(), alias, spell)
+    result = output_source(out, names, set(), alias, spell, inputs=given)
     lines = check_source(entries, names) + body
     return Code(lines, [f"v{t.ref}" for t in inputs], result, label, len(trace.ops))
 
