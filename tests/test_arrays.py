@@ -681,6 +681,10 @@ def test_det_and_slogdet(sign):
     check(np.linalg.det, a)
     check(lambda p: np.linalg.slogdet(p)[1], a)
     check(sign_and_log, a)
+    # numpy's named result, as numpy gives it
+    np.testing.assert_allclose(ad.gradient_r(lambda p: np.linalg.slogdet(p).logabsdet)(a),
+                               ai.T, rtol=1e-12, atol=1e-15)
+    assert ad.gradient_r(lambda p: np.linalg.slogdet(p).sign * p[0, 0])(a)[0, 0] == sign
 
 
 def test_linalg_nested_closed_form():

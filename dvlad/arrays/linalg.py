@@ -347,9 +347,23 @@ def _logdet_partials(a):
                    lambda s: expand_dims(expand_dims(s, -1), -1) * _mT(inv(a))),)
 
 
-_logabsdet = _primitive("logabsdet", lambda a: np.linalg.slogdet(a)[1], _logdet_partials)
+_SlogdetResult = (getattr(np.linalg, "_linalg", None) or np.linalg.linalg).SlogdetResult
+_FACTORED = [None, None]     # (the array slogdet just factored, its log|det|): one LU, not two
+
+
+def _logabs(b):
+    return _FACTORED[1] if _FACTORED[0] is b else np.linalg.slogdet(b)[1]
+
+
+_logabsdet = _primitive("logabsdet", _logabs, _logdet_partials)
 
 
 def slogdet(a):
     """(sign, log|det a|): the sign is piecewise constant, the log differentiable."""
-    return np.linalg.slogdet(strip(a))[0], _logabsdet(a)
+    base = strip(a)
+    signum, logabs = np.linalg.slogdet(base)
+    _FACTORED[:] = base, logabs
+    try:
+        return _SlogdetResult(signum, _logabsdet(a))       # (numpy's named tuple: .logabsdet)
+    finally:
+        _FACTORED[:] = None, None

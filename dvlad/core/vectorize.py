@@ -3,7 +3,9 @@
 A row's partial such as ``0.5 / r if r else INF`` asks Python's ``if`` about one number.  For an
 array primal :func:`vectorize` rewrites the text (with :mod:`ast`) so that
 
-- ``A if C else B`` becomes ``select(C, lambda x, y, r: A, lambda x, y, r: B, x, y, r)``;
+- ``A if C else B`` becomes ``select(C, lambda x, y, r: A, lambda x, y, r: B, x, y, r)``
+  (``pick(...)`` when A and B are numbers whatever the lanes hold, maximum's ``1.0`` and ``0.0``:
+  both run on every lane, and one ``where`` chooses, there being nothing to keep apart);
 - ``C and D`` / ``C or D`` / ``not C`` become ``all_``/``any_``/``not_`` of thunks;
 - a chained comparison ``a < b < c`` becomes ``all_`` of its links, and a bare value used as a
   condition ``x`` becomes ``x != 0``.
@@ -42,9 +44,11 @@ class _Elementwise(ast.NodeTransformer):
         self.params = params
 
     def visit_IfExp(self, node):
+        plain = _constant_valued(node.body) and _constant_valued(node.orelse)
         self.generic_visit(node)
-        return _call("select", [_truth(node.test), _thunk(node.body, self.params),
-                                _thunk(node.orelse, self.params)]
+        return _call("pick" if plain else "select",
+                     [_truth(node.test), _thunk(node.body, self.params),
+                      _thunk(node.orelse, self.params)]
                      + [ast.Name(id=p, ctx=ast.Load()) for p in self.params])
 
     def visit_BoolOp(self, node):
@@ -67,6 +71,18 @@ class _Elementwise(ast.NodeTransformer):
             links.append(_thunk(ast.Compare(left=left, ops=[op], comparators=[right])))
             left = right
         return _call("all_", links)
+
+
+def _constant_valued(node):
+    """A branch whose value is a number whatever the lanes hold (1.0, or a conditional of such):
+    it computes nothing that could go wrong on a lane not taken."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _constant_valued(node.operand)
+    if isinstance(node, ast.IfExp):
+        return _constant_valued(node.body) and _constant_valued(node.orelse)
+    return False
 
 
 def _call(name, args):
@@ -210,14 +226,29 @@ def make_helpers(ops):
             for v in args))
         if type(some) in _WEAK:
             some = _typed(some, dt)
+        if type(most) in _WEAK:         # (a constant branch, relu's 1.0: filled, not scattered)
+            most = _typed(most, dt)
         if isinstance(most, (np.ndarray, np.generic)) and isinstance(some, (np.ndarray, np.generic)):
             out = pool.empty(shape, np.result_type(most, some))
             out[...] = most
             out[lanes] = some
             return out
-        if type(most) in _WEAK:
-            most = _typed(most, dt)
         return ops["where"](lanes, ops["scatter"](some, lanes, shape), most)
+
+    def pick(c, a, b, *args):
+        """select of two branches that are numbers on every lane (maximum's 1.0 and 0.0): no
+        lanes gathered or scattered, one where."""
+        if REFERENCE or not _ndim(c):
+            return select(c, a, b, *args)
+        if not (_TRACING[0] and pool.tracing()):
+            u = _uniform(c)
+            if u is not None:
+                return a(*args) if u else b(*args)
+        dt = _lanes_dtype(args)
+        with np.errstate(all="ignore"):
+            yes, no = a(*args), b(*args)
+        return np.where(c, _typed(yes, dt) if type(yes) in _WEAK else yes,
+                        _typed(no, dt) if type(no) in _WEAK else no)
 
     def all_(*thunks):
         acc = True
@@ -240,4 +271,4 @@ def make_helpers(ops):
     def not_(c):
         return ~c if _ndim(c) else not c
 
-    return {"select": select, "all_": all_, "any_": any_, "not_": not_}
+    return {"select": select, "pick": pick, "all_": all_, "any_": any_, "not_": not_}

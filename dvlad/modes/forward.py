@@ -46,14 +46,18 @@ def _forward(f, x, v, origin):
     zero = zero_like(strip(leaves[0])) if leaves else 0.0
     tag = new_tag(FORWARD, origin)
     # their zero lanes are structural (numbers/partials.py); a direction without one needs nothing
-    seeds = [id(b) for b in vleaves if isinstance(b, np.ndarray) and b.dtype != object
-             and id(b) not in SEEDS and not b.all()]
+    # (an array with no zero element is not 0 either: one pass over it, not two)
+    full = [isinstance(b, np.ndarray) and b.dtype != object and b.size > 0 and bool(b.all())
+            for b in vleaves]
+    seeds = [id(b) for b, whole in zip(vleaves, full) if isinstance(b, np.ndarray)
+             and b.dtype != object and id(b) not in SEEDS and not whole and b.size > 0]
     SEEDS.update(seeds)
     try:
         # a leaf whose direction is exactly 0 is a constant (its 0·∞ would be nan): no bundle
         in_objects = in_object_array(tree)
-        y = f(unflatten(tree, [a if _is_zero(b) and not obj else make_bundle(tag, a, b)
-                               for a, b, obj in zip(leaves, vleaves, in_objects)]))
+        y = f(unflatten(tree, [a if not whole and _is_zero(b) and not obj else
+                               make_bundle(tag, a, b) for a, b, whole, obj in
+                               zip(leaves, vleaves, full, in_objects)]))
         return _split(f, x, v, y, tag, zero, origin)
     finally:
         tag.live = False

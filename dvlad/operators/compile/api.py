@@ -12,7 +12,7 @@ from ...core.base import MPF
 from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
-from . import captures
+from . import captures, places
 from .checks import _Eager, _aliases, _check, _rebuild
 from .codegen import Miss, define, generate
 from .entry import _entry_kinds, _label, _params, code_of
@@ -200,6 +200,9 @@ class Compiled:
             walk = captures.find(self.f, objects)
         except captures.Refused as e:
             return self._give_up(key, str(e), args, kwargs)
+        except Exception as e:      # state the walk cannot read is state it cannot check
+            return self._give_up(key, f"reading what F captures raised {type(e).__name__}: "
+                                      f"{e}", args, kwargs)
         if walk.draws:
             return self._give_up(key, f"F uses {walk.draws}", args, kwargs)
         entries = walk.entries
@@ -254,6 +257,7 @@ class Compiled:
             except Untraceable as e:
                 why = str(e)
         if why is not None:
+            places.settle(entries)      # (traced values F stored in its state: their numbers)
             self._remember_eager(key, why)
             try:
                 return _concrete(out)

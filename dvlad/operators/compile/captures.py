@@ -13,23 +13,29 @@ closures of functions dvlad built (``derivative(f)`` holds ``f``), never through
 Found and refused (F then runs eagerly, and ``explain()`` says why): a dvlad number or a traced
 value (a live perturbation of an outer derivative), or more state than ``LIMIT`` entries.
 """
+import array
 import builtins
+import collections
+import dis
+import operator
 import random
 import sys
 import types
 
 import numpy as np
 
-from ...core.base import MPF
 from ...core.number import ADNumber
+from .places import _ATOMS, _MISSING, _RNGS, _SEQUENCES, Entry, _copy, _frozen
 from .traced import Traced
 
 LIMIT = 5000
-_ATOMS = (int, float, complex, str, bytes, bool, type(None), MPF, np.generic)
 _LIBRARY_ROOTS = ("dvlad", "numpy", "scipy", "mpmath", "builtins", "math", "functools",
                   "operator", "itertools", "collections", "typing", "abc", "random")
 _STDLIB = sys.prefix
-_RNGS = (np.random.Generator, np.random.RandomState, random.Random)
+_ESCAPES = (collections.ChainMap, types.MappingProxyType)
+# methods Python calls without naming them: a class's are walked wherever the class is
+_IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__",
+             "__getitem__", "__iter__", "__len__", "__float__", "__index__"}
 
 
 class Refused(Exception):
@@ -37,127 +43,51 @@ class Refused(Exception):
 
 
 def _library(obj):
+    try:
+        return _from_a_library(obj)
+    except Exception:               # a __getattr__ that raises KeyError: user code
+        return False
+
+
+def _from_a_library(obj):
     module = (obj.__name__ if isinstance(obj, types.ModuleType)
               else getattr(obj, "__module__", None) or "")
     if module.split(".")[0] in _LIBRARY_ROOTS:
         return True
     if isinstance(obj, types.ModuleType):
         path = getattr(obj, "__file__", None)
-        return path is None or "site-packages" in path or path.startswith(_STDLIB + "/lib/")
+        if path is None:            # a module written in C, or one made at run time
+            return obj.__name__ in sys.builtin_module_names or obj.__spec__ is not None
+        return "site-packages" in path or path.startswith(_STDLIB + "/lib/")
     code = getattr(obj, "__code__", None)
     return code is not None and ("site-packages" in code.co_filename
                                  or code.co_filename.startswith(_STDLIB + "/lib/"))
 
 
-def _names(code, out):
+def _names(code, out, stores):
     """Every name a code object and the code objects inside it look up (globals, attributes),
-    and the strings it holds that could be one (``getattr(config, "scale")``)."""
+    and the strings it holds that could be one (``getattr(config, "scale")``); ``stores``:
+    the attributes it sets or deletes."""
     out.update(code.co_names)
+    for i in dis.get_instructions(code):
+        if i.opname in ("STORE_ATTR", "DELETE_ATTR"):
+            stores.add(i.argval)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            _names(c, out)
+            _names(c, out, stores)
         elif isinstance(c, str) and c.isidentifier():
             out.add(c)
     return out
 
 
-class Entry:
-    """One place F reads: ``place`` says where (("cell", cell), ("key", mapping, key),
-    ("item", sequence, index), ("default", function, index) or ("kwdefault", function, name)),
-    ``value`` what the trace saw there (``copy``: its elements, for an array, list, dict or
-    random generator, whose contents can change in place)."""
-
-    __slots__ = ("place", "value", "copy", "label")
-
-    def __init__(self, place, value, label):
-        self.place, self.value, self.label = place, value, label
-        self.copy = _copy(value)
-
-    def read(self):
-        kind, where, key = self.place
-        try:
-            if kind == "cell":
-                return where.cell_contents
-            if kind == "key":
-                return where.get(key, _MISSING)
-            if kind == "item":
-                return where[key] if key < len(where) else _MISSING
-            if kind == "default":
-                return where.__defaults__[key]
-            return where.__kwdefaults__[key]
-        except (ValueError, IndexError, KeyError, TypeError):
-            return _MISSING
-
-    def holds(self):
-        """Whether the place still holds what the trace saw."""
-        now = self.read()
-        if now is self.value:
-            return self.copy is None or _same(now, self.copy)
-        return type(now) is type(self.value) and _same(now, self.value if self.copy is None
-                                                       else self.copy)
+def _has(v, name):
+    """hasattr that a __getattr__ raising something else than AttributeError answers False."""
+    try:
+        return hasattr(v, name)
+    except Exception:
+        return False
 
 
-def _copy(v):
-    if type(v) is np.ndarray:
-        return v.copy()
-    if isinstance(v, list):
-        return list(v)
-    if isinstance(v, dict):
-        return dict(v)
-    if isinstance(v, _RNGS):
-        return _rng_state(v)
-    return None
-
-
-def _frozen(state):
-    """A random generator's state as something == compares (arrays as their bytes)."""
-    if isinstance(state, dict):
-        return tuple((k, _frozen(v)) for k, v in state.items())
-    if isinstance(state, (tuple, list)):
-        return tuple(_frozen(v) for v in state)
-    if isinstance(state, np.ndarray):
-        return state.tobytes()
-    return state
-
-
-def _rng_state(g):
-    if isinstance(g, random.Random):
-        return g.getstate()
-    if isinstance(g, np.random.RandomState):
-        return _frozen(g.get_state(legacy=False))
-    return _frozen(g.bit_generator.state)
-
-
-_BITS = {8: np.int64, 4: np.int32, 2: np.int16}
-
-
-def _same(now, was):
-    """Equal as a trace would see it (nan equals nan; arrays element by element)."""
-    if isinstance(now, _RNGS):
-        return _rng_state(now) == was
-    if type(now) is np.ndarray:
-        if type(was) is not np.ndarray or now.shape != was.shape or now.dtype != was.dtype:
-            return False
-        bits = _BITS.get(now.dtype.itemsize) if now.dtype.kind in "fc" else None
-        if bits is not None:        # bit for bit: nan is nan, and no isnan passes (−0.0 is not
-            return bool(np.array_equal(now.view(bits), was.view(bits)))   # 0.0: a new trace)
-        return bool(np.array_equal(now, was, equal_nan=now.dtype.kind in "fc"))
-    if isinstance(now, (list, dict)):
-        if len(now) != len(was):
-            return False
-        pairs = zip(now, was) if isinstance(now, list) else (
-            (now.get(k, _MISSING), v) for k, v in was.items())
-        return all(a is b or (isinstance(a, _ATOMS) and type(a) is type(b) and _same(a, b))
-                   for a, b in pairs)
-    if isinstance(now, _ATOMS):
-        try:
-            return now == was or (now != now and was != was)
-        except (TypeError, ValueError):
-            return False
-    return now is was
-
-
-_MISSING = object()
 
 
 # What F's code may call without a watch (see :func:`find`): modules and builtins that only
@@ -171,15 +101,19 @@ EFFECT_NAMES = {"tape_graph"}
 
 
 def _module_name(obj):
-    return getattr(obj, "__name__", "") if isinstance(obj, types.ModuleType) else \
-        getattr(obj, "__module__", None) or ""
+    try:
+        return getattr(obj, "__name__", "") if isinstance(obj, types.ModuleType) else \
+            getattr(obj, "__module__", None) or ""
+    except Exception:
+        return ""
 
 
 class _Walk:
     def __init__(self):
         self.entries = []
         self.seen = {}
-        self.names = set()
+        self.names = set(_IMPLICIT)
+        self.stores = set()
         self.unknown = None         # why calls must be watched (None: F's code is plain)
         self.draws = None           # why F runs eagerly: it names numpy.random
 
@@ -196,7 +130,8 @@ class _Walk:
                           f"taken around this call): F runs eagerly inside it")
         if not isinstance(value, types.ModuleType):
             self.entries.append(Entry(place, value, label))
-        self.visit(value, label)
+        if value is not _MISSING:
+            self.visit(value, label)
 
     def element(self, place, value, label):
         """An element of a captured container: its container's entry covers a plain number,
@@ -219,6 +154,10 @@ class _Walk:
             if module not in PURE_MODULES or v.__name__ in UNKNOWN_BUILTINS or \
                     isinstance(owner, _RNGS):
                 self.unsure(f"{label} is {module}.{v.__name__}")
+            if owner is not None and _copy(owner) is not None:
+                # a bound method (LOG.append, rng.standard_normal): what it is bound to is
+                # state F reads and may change
+                self.place(("self", v, "__self__"), owner, f"{label}.__self__")
         elif isinstance(v, types.FunctionType):
             if _library(v) and (_module_name(v).split(".")[0] not in
                                 {m.split(".")[0] for m in PURE_MODULES} or
@@ -227,27 +166,56 @@ class _Walk:
             self.function(v, label)
         elif isinstance(v, types.MethodType):
             self.visit(v.__func__, f"{label}.__func__")
-            self.visit(v.__self__, f"{label}.__self__")
+            owner = v.__self__
+            if _copy(owner) is None:                # (a bound method's owner stays itself)
+                self.visit(owner, f"{label}.__self__")
+            else:                                   # a random generator: its state; a list
+                self.place(("self", v, "__self__"), owner, f"{label}.__self__")
         elif isinstance(v, (list, tuple)):
             for i, x in enumerate(v):
                 self.element(("item", v, i), x, f"{label}[{i}]")
         elif isinstance(v, dict):
             for k, x in list(v.items()):
                 self.element(("key", v, k), x, f"{label}[{k!r}]")
-        elif hasattr(v, "func") and hasattr(v, "args") and hasattr(v, "keywords"):
+        elif _has(v, "cache_info") and _has(v, "__wrapped__"):
+            self.draws = (f"{label}, a cached function (functools.lru_cache or cache): its "
+                          f"cache would keep traced values, and a replay would not fill it")
+        elif isinstance(v, (operator.attrgetter, operator.methodcaller)):
+            for a in v.__reduce__()[1]:         # the attribute names it reads
+                if isinstance(a, str):
+                    self.names.update(a.split("."))
+        elif isinstance(v, property):
+            for k, x in (("fget", v.fget), ("fset", v.fset), ("fdel", v.fdel)):
+                self.visit(x, f"{label}.{k}")
+        elif _has(v, "func") and _has(v, "args") and _has(v, "keywords"):
             self.visit(v.func, f"{label}.func")                 # functools.partial
             self.visit(v.args, f"{label}.args")
-            self.visit(v.keywords, f"{label}.keywords")
+            self.place(("self", v, "keywords"), v.keywords, f"{label}.keywords")
+        elif isinstance(v, _ESCAPES):
+            self.draws = f"{label}, a {type(v).__name__} (F's state a trace cannot check)"
         elif isinstance(v, types.ModuleType):
             if v.__name__ not in PURE_MODULES and _library(v):
                 self.unsure(f"{label} is the module {v.__name__}")
             elif v.__name__ == "numpy" and "random" in self.names:
                 self.draws = f"{label}.random (numpy's random numbers cannot be replayed)"
+            elif v.__name__ == "numpy" and "errstate" in self.names:
+                self.draws = (f"{label}.errstate (a replay runs under the caller's error "
+                              f"state, not the one F sets)")
             self.attributes(v, label)
         elif isinstance(v, type):
-            self.attributes(v, label)
+            mro = [c for c in v.__mro__ if c is not object]
+            for c in mro:
+                self.attributes(c, f"{label}" if c is v else f"{label}'s base {c.__name__}")
+            for name in sorted(self.names):          # a class before the one holding a name
+                held = [i for i, c in enumerate(mro) if name in c.__dict__]   # could come
+                for c in mro[:held[0]] if held and not _library(v) else ():  # to hold it
+                    self.place(("key", c.__dict__, name), _MISSING, f"{c.__name__}.{name}")
         elif isinstance(v, _RNGS + (np.ndarray,)):
             pass                                        # their contents are compared
+        elif isinstance(v, (set, bytearray, array.array) + _SEQUENCES):
+            for i, x in enumerate(list(v)):
+                if not isinstance(x, _ATOMS):
+                    self.visit(x, f"{label}[{i}]")
         elif hasattr(type(v), "__next__"):
             self.draws = f"{label}, an iterator (each call advances it; a replay would not)"
         elif _module_name(type(v)).split(".")[0] == "dvlad":
@@ -256,7 +224,7 @@ class _Walk:
         elif _library(v):
             self.unsure(f"{label} is a {type(v).__module__}.{type(v).__name__}")
             self.attributes(v, label)
-        elif hasattr(v, "__dict__"):
+        elif _has(v, "__dict__") or hasattr(type(v), "__slots__"):
             self.attributes(v, label)
             self.visit(type(v), f"type({label})")
         else:
@@ -271,6 +239,8 @@ class _Walk:
                 value = _MISSING
             self.place(("cell", cell, None), value, f"{label}'s {name}")
         library = _library(fn)
+        if not library:
+            self.attributes(fn, label)              # fn.calls, a counter F keeps on itself
         if fn.__defaults__ and not library:
             for i, d in enumerate(fn.__defaults__):
                 self.place(("default", fn, i), d, f"{label}'s default {i}")
@@ -278,7 +248,7 @@ class _Walk:
             self.place(("kwdefault", fn, k), d, f"{label}'s default {k}")
         if library:
             return
-        names = _names(code, set())
+        names = _names(code, set(), self.stores)
         self.names |= names
         g = fn.__globals__
         b = g.get("__builtins__", builtins)
@@ -292,15 +262,30 @@ class _Walk:
     def attributes(self, obj, label):
         """The attributes of obj that some walked code names (a module's, a class's, an
         instance's), walked in turn; a library module's only if they are plain data."""
-        d = getattr(obj, "__dict__", None)
-        if not isinstance(d, (dict, types.MappingProxyType)):
-            return
+        try:
+            d = getattr(obj, "__dict__", None)
+        except Exception:
+            d = None
         library = _library(obj)
-        for name in sorted(self.names & set(d)):
-            value = d[name]
-            if library and not isinstance(value, (_ATOMS, np.ndarray)):
-                continue
-            self.place(("key", d, name), value, f"{label}.{name}")
+        if isinstance(d, (dict, types.MappingProxyType)):
+            for name in sorted(self.names & set(d)):
+                value = d[name]
+                if library and not isinstance(value, (_ATOMS, np.ndarray)):
+                    continue
+                self.place(("key", d, name), value, f"{label}.{name}")
+        if library or isinstance(obj, (type, types.ModuleType)):
+            return
+        mro = [c for c in type(obj).__mro__ if c is not object]
+        if isinstance(d, dict):
+            # a name its class answers, or F's code sets, that obj could come to hold itself
+            later = {n for n in self.names if n[:2] != "__" and any(
+                n in c.__dict__ for c in mro)} | self.stores
+            for name in sorted(later - set(d)):
+                self.place(("key", d, name), _MISSING, f"{label}.{name}")
+        slots = {n for c in mro for n in ([c.__dict__["__slots__"]] if isinstance(
+            c.__dict__.get("__slots__"), str) else c.__dict__.get("__slots__", ()))}
+        for name in sorted(self.names & slots):
+            self.place(("attr", obj, name), getattr(obj, name, _MISSING), f"{label}.{name}")
 
 
 def _fields(obj):

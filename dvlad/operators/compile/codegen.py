@@ -17,9 +17,11 @@ import operator
 import numpy as np
 
 from .kinds import apart, kind_tests
+from .peephole import rewrite, zeros_of
+from .outputs import _own_constants, check_source, output_source
 from .record import Family, written
 from .reroll import roll
-from .traced import Traced, Untraceable, _same_type, _is_integer
+from .traced import Traced, _same_type, _is_integer
 
 INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
          operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lt: "<",
@@ -106,6 +108,9 @@ def guard_test(op, index, names, ref):
     call = f"({expression(fn, name, args, names, ref)})"    # (never a chained comparison)
     if isinstance(expected, float) and expected != expected:
         return f"{call} == {call}"
+    if isinstance(expected, float) and expected == 0.0:    # −0.0 is not 0.0 (copysign, atan2)
+        signed = names.bind(math.copysign, math.copysign.__name__)
+        return f"({call} != 0.0 or {signed}(1.0, {call}) != {math.copysign(1.0, expected)})"
     return f"{call} != {names.const(expected)}"
 
 
@@ -138,12 +143,13 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
 
 def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
     """([(index, op)], alias): each repeated computation (the same function of the same values)
-    made once, and x·1.0 taken as x for a float x (exact); ``alias`` maps a value left out to
+    made once, x·1.0 taken as x for a float x, and the exact rewrites of :mod:`.peephole`
+    (same bits, fewer numpy calls); ``alias`` maps a value left out to
     the value or constant that stands for it.  An array may be written in place, a number
     cannot: an array op (``fresh``) is made once only when no write (``writes``) went into what
     its arguments may share memory with (``family``) between the two, and neither result is
     ever written (``dirty``)."""
-    alias, seen, kept, stand_ins, stamps = {}, {}, [], {}, {}
+    alias, seen, kept, stand_ins, stamps, defs = {}, {}, [], {}, {}, {}
     times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
         if op[0] != "op":
@@ -151,7 +157,18 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
             kept.append((index, op[:3] + (args,) + op[4:]))
             continue
         _, out, name, fn, args = op
-        args = tuple([alias.get(a.ref, a) if isinstance(a, Traced) else a for a in args])
+        args = tuple([_valued(alias.get(a.ref, a), a) if isinstance(a, Traced) else a
+                      for a in args])
+        zeros = zeros_of(op, kept[-1] if kept else None)
+        if zeros is not None:
+            kept[-1] = zeros
+            continue
+        better = rewrite(out, fn, args, defs, dirty)
+        if isinstance(better, Traced):
+            alias[out] = better
+            continue
+        if better is not None:
+            fn, args = better
         if out in fresh or any(type(a) is not Traced and isinstance(a, (Traced, np.ndarray))
                                for a in args):
             # arrays: one value for two ops only between the same writes (any op may raise:
@@ -188,8 +205,16 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
             continue
         if key is not None:
             seen[key] = out
+        defs[out] = (fn, args)
         kept.append((index, ("op", out, name, fn, args)))
     return kept, alias
+
+
+def _valued(b, a):
+    """The value b that stands for a, with a's concrete value (a peephole's rewrites ask it)."""
+    if not isinstance(b, Traced) or b is a or b.value is not None:
+        return b
+    return Traced(a.value, None, b.ref)
 
 
 def live(ops, outputs, pure=(), family=None):
@@ -211,68 +236,6 @@ def live(ops, outputs, pure=(), family=None):
                     seen |= family.roots(a.ref)
     kept.reverse()
     return kept
-
-
-def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
-    """F's result rebuilt from values and constants (tuples, lists, dicts, named tuples); the
-    values it reads go to ``refs``, and ``spell(value, names)`` spells them.  Two arrays F
-    returned as two objects stay two (``made``: value -> F's own value it was spelled for): an
-    array that stands for another (made once, or an argument) is copied where it would
-    otherwise come back twice, or come back as the argument."""
-    t = type(out)
-    if made is None:
-        made = {}
-    if isinstance(out, Traced):
-        own, out = out, alias.get(out.ref, out)
-        if not isinstance(out, Traced):
-            return names.const(out)
-        refs.add(out.ref)
-        text = spell(out, names) if spell else f"v{out.ref}"
-        twice = made.setdefault(out.ref, own.ref) != own.ref
-        if (twice or out.ref != own.ref and out.ref in inputs) and (
-                isinstance(out.value, np.ndarray) or isinstance(own.value, np.ndarray)):
-            return f"{text}.copy()"
-        return text
-    if t in (int, float, bool, str, bytes, complex) or out is None or isinstance(out, np.generic):
-        return names.const(out)
-    if t is np.ndarray:         # a constant array: a fresh copy for every call, as F makes
-        return f"{names.bind(out, 'k')}.copy()"
-
-    def inner(x, into=refs):
-        return output_source(x, names, into, alias, spell, made, inputs)
-
-    if t is tuple:
-        items = ", ".join(map(inner, out))
-        return f"({items},)" if len(out) == 1 else f"({items})"
-    if t is list:
-        return "[" + ", ".join(map(inner, out)) + "]"
-    if t is dict:
-        return "{" + ", ".join(f"{inner(k, set())}: {inner(v)}" for k, v in out.items()) + "}"
-    if isinstance(out, tuple) and hasattr(t, "_fields"):
-        items = ", ".join(map(inner, out))
-        return f"{names.bind(t, t.__name__)}({items})"
-    raise Untraceable(f"F returned a {t.__name__} (a replay rebuilds numbers, tuples, lists "
-                      f"and dicts)")
-
-
-def check_source(entries, names, indent="    "):
-    """The checks of captured places: identity first, the full comparison when needed."""
-    out = []
-    for e in entries:
-        ename = names.bind(e, "place")
-        kind, where, key = e.place
-        if kind == "cell" and e.copy is None:
-            read = f"{names.bind(where, 'cell')}.cell_contents"
-            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
-                       f"and not {ename}.holds():")
-        elif kind == "key" and type(where) is dict and e.copy is None:
-            read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
-            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
-                       f"and not {ename}.holds():")
-        else:
-            out.append(f"{indent}if not {ename}.holds():")
-        out.append(f"{indent}    raise _miss(-1)")
-    return out
 
 
 class Code:
@@ -376,6 +339,7 @@ def generate(trace, inputs, out, entries, label, ns):
     family = Family(trace, len(inputs))
     ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes, family)
     given = {t.ref for t in inputs}
+    out = _own_constants(out)   # (F's first caller holds the arrays it returned: not these)
     output_source(out, names, refs, alias, inputs=given)
     ops = live(ops, refs, trace.pure, family)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))

@@ -106,10 +106,30 @@ def _caller(fn, args, kwargs, name):
     spelled = ", ".join([_spell(a, consts) for a in args] +
                         [f"{k}={_spell(v, consts)}" for k, v in kwargs.items()])
     slots = ", ".join(f"v{k}" for k in range(_count(args) + _count(kwargs)))
-    exec(f"def call({slots}):\n    return fn({spelled})\n", consts)
-    call = consts["call"]
-    call.__name__ = call.__qualname__ = name
+    # one caller for one call shape (np.add(_, _, out=_) in every iteration of a loop: a
+    # rolled loop needs the same function in each); it holds its constants, so their ids
+    # stay theirs while it is kept
+    key = (slots, spelled, name) + tuple((k, _same_key(v)) for k, v in consts.items())
+    call = _CALLERS.get(key)
+    if call is None:
+        exec(f"def call({slots}):\n    return fn({spelled})\n", consts)
+        call = consts["call"]
+        call.__name__ = call.__qualname__ = name
+        if len(_CALLERS) >= 4096:
+            _CALLERS.clear()
+        _CALLERS[key] = call
     return call, True
+
+
+_CALLERS = {}
+
+
+def _same_key(v):
+    """A key for a caller's constant: its value where that is exact, else its identity."""
+    t = type(v)
+    if t in (int, str, bool, type(None)) or (t is float and v == v and v != 0.0):
+        return (t, v)
+    return (t, id(v))
 
 
 def _spell(template, consts):

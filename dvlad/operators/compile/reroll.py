@@ -21,6 +21,8 @@ MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES = 4, 48, 600, 6
 def _signature(op):
     kind = op[0]
     args = op[4] if kind == "op" else op[3]
+    if kind == "op":            # an op's constants may change from one iteration to the next
+        return (kind, op[3], tuple(None if isinstance(a, Traced) else type(a) for a in args))
     consts = tuple(None if isinstance(a, Traced) else (type(a), a) if _hashable(a)
                    else (type(a), id(a)) for a in args)
     if kind == "op":
@@ -44,6 +46,10 @@ def _refs(op):
     return ([op[1]] if kind == "op" else []) + reads
 
 
+def _consts(op):
+    return tuple(a for a in op[4] if not isinstance(a, Traced)) if op[0] == "op" else ()
+
+
 def _steps(refs, a, b, p):
     """The distance of each value of block b's ops from block a's (None: they differ in kind)."""
     out = []
@@ -53,6 +59,31 @@ def _steps(refs, a, b, p):
             return None
         out.append(tuple([y - x for x, y in zip(ra, rb)]))
     return out
+
+
+def _spelled_consts(ops, start, p, reps, j, names):
+    """How a rolled op spells its m-th constant: the constant, where every iteration has the
+    same; ``(i0 + d·t)`` for integers stepping evenly (``a[i]``); else the t-th of a list."""
+    each = [_consts(ops[start + j + p * t][1]) for t in range(reps)]
+    out = []
+    for m, c0 in enumerate(each[0]):
+        cs = [c[m] for c in each]
+        if all(c is c0 for c in cs) or (_hashable(c0) and all(
+                type(c) is type(c0) and _same_const(c, c0) for c in cs)):
+            out.append(names.const(c0))
+        elif type(c0) is int and all(type(c) is int for c in cs) and all(
+                cs[t] - cs[t - 1] == cs[1] - cs[0] for t in range(2, reps)):
+            out.append(f"({_affine(c0, cs[1] - c0)})")
+        else:
+            out.append(f"{names.bind(cs, 'each')}[t]")
+    return out
+
+
+def _same_const(a, b):
+    try:
+        return bool(a == b) and repr(a) == repr(b)      # (−0.0 is not 0.0; nan is nan)
+    except Exception:
+        return False
 
 
 def _runs(ops):
@@ -115,24 +146,28 @@ def roll(ops, names, statements, n_inputs, outputs=()):
     segments, refs = _runs(ops)
     if not any(s[0] == "loop" for s in segments):
         return statements(ops, names), _plain
-    made = {}                     # ref -> ("line",) | ("loop", segment number, slot, t)
-    for k, seg in enumerate(segments):
-        if seg[0] == "line":
-            op = ops[seg[1]][1]
-            if op[0] == "op":
-                made[op[1]] = ("line",)
-        else:
-            _, start, p, reps, steps = seg
-            for j in range(p):
-                op = ops[start + j][1]
-                if op[0] == "op":
-                    for t in range(reps):
-                        made[op[1] + steps[j][0] * t] = ("loop", k, j, t)
+    shrunk = {}
+    while True:
+        made = _made(segments, ops)
+        spell = {}                # (segment, slot, n-th value read) -> its source in the loop
+        failed = {k for k, seg in enumerate(segments) if seg[0] == "loop" and not _plan(
+            k, seg, segments, ops, refs, made, spell, n_inputs)}
+        if not failed:
+            break
+        new = []
+        for k, seg in enumerate(segments):
+            if k not in failed:
+                new.append(seg)
+                continue
+            _, start, p, reps, steps = seg        # its last iterations straight (they read
+            tries = shrunk[start] = shrunk.get(start, 0) + 1   # what straight code made)?
+            if tries <= 2 and reps - 1 >= MIN_REPS and p * (reps - 1) >= MIN_OPS:
+                new += [("loop", start, p, reps - 1, steps),
+                        ("straight", start + p * (reps - 1), p, 1, steps)]
+            else:
+                new.append(("straight",) + seg[1:])
+        segments = new
     kept = set()                  # (segment, slot) whose values are read outside their iteration
-    spell = {}                    # (segment, slot, n-th value read) -> its source in the loop
-    for k, seg in enumerate(segments):
-        if seg[0] == "loop" and not _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
-            segments[k] = ("straight",) + seg[1:]
     for k, seg in enumerate(segments):
         if seg[0] == "loop":
             kept.update((src, slot) for src, slot in spell.pop(("kept", k), ()))
@@ -158,6 +193,24 @@ def roll(ops, names, statements, n_inputs, outputs=()):
         else:
             lines += _loop(k, seg, ops, refs, names, statements, kept, spell, outside)
     return [f"    s{k}_{j} = [None] * {segments[k][3]}" for k, j in sorted(kept)] + lines, outside
+
+
+def _made(segments, ops):
+    """ref -> ("line",) | ("loop", segment number, slot, t): where each value is made."""
+    made = {}
+    for k, seg in enumerate(segments):
+        if seg[0] == "line":
+            op = ops[seg[1]][1]
+            if op[0] == "op":
+                made[op[1]] = ("line",)
+        elif seg[0] == "loop":
+            _, start, p, reps, steps = seg
+            for j in range(p):
+                op = ops[start + j][1]
+                if op[0] == "op":
+                    for t in range(reps):
+                        made[op[1] + steps[j][0] * t] = ("loop", k, j, t)
+    return made
 
 
 def _outside(made, segments):
@@ -209,6 +262,8 @@ def _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
                     m0[1] != m1[1] or m0[2] != m1[2] or segments[m0[1]][0] != "loop":
                 return False
             src, slot, dt = m0[1], m0[2], m1[3] - m0[3]
+            if made.get(r0 + d * (reps - 1)) != ("loop", src, slot, m0[3] + dt * (reps - 1)):
+                return False        # its last iteration reads a value from elsewhere
             if src == k and m0[3] == 0 and dt == 1 and slot < j:
                 spell[(k, j, i)] = f"w{slot}"               # made earlier in this iteration
                 continue
@@ -236,11 +291,16 @@ def _loop(k, seg, ops, refs, names, statements, kept, spell, outside):
     for j in range(p):
         index, op = ops[start + j]
         reads = len(refs[start + j]) - (1 if op[0] == "op" else 0)
-        seen = []
+        seen, counted = [], []
+        consts = _spelled_consts(ops, start, p, reps, j, names) if op[0] == "op" else ()
 
-        def ref(a, names, j=j, seen=seen, reads=reads):
+        def ref(a, names, j=j, seen=seen, reads=reads, counted=counted, consts=consts):
             if not isinstance(a, Traced):
-                return names.const(a)
+                if not consts:
+                    return names.const(a)
+                m = len(counted) % len(consts)
+                counted.append(a)
+                return consts[m]
             i = len(seen) % reads
             seen.append(a)
             return spell[(k, j, i)]

@@ -1,0 +1,90 @@
+"""The ends of a replay: the checks of the places F reads, before its body, and F's result
+rebuilt after it (its arrays as many objects as F returned, its constant arrays fresh)."""
+import types
+
+import numpy as np
+
+from .places import _MISSING
+from .traced import Traced, Untraceable
+
+_MAPPINGS = (dict, types.MappingProxyType)
+
+
+def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
+    """F's result rebuilt from values and constants (tuples, lists, dicts, named tuples); the
+    values it reads go to ``refs``, and ``spell(value, names)`` spells them.  Two arrays F
+    returned as two objects stay two (``made``: value -> F's own value it was spelled for): an
+    array that stands for another (made once, or an argument) is copied where it would
+    otherwise come back twice, or come back as the argument."""
+    t = type(out)
+    if made is None:
+        made = {}
+    if isinstance(out, Traced):
+        own, out = out, alias.get(out.ref, out)
+        if not isinstance(out, Traced):
+            return names.const(out)
+        refs.add(out.ref)
+        text = spell(out, names) if spell else f"v{out.ref}"
+        twice = made.setdefault(out.ref, own.ref) != own.ref
+        if (twice or out.ref != own.ref and out.ref in inputs) and (
+                isinstance(out.value, np.ndarray) or isinstance(own.value, np.ndarray)):
+            return f"{text}.copy()"
+        return text
+    if t in (int, float, bool, str, bytes, complex) or out is None or isinstance(out, np.generic):
+        return names.const(out)
+    if t is np.ndarray:         # a constant array: a fresh copy for every call, as F makes
+        return f"{names.bind(out, 'k')}.copy()"
+
+    def inner(x, into=refs):
+        return output_source(x, names, into, alias, spell, made, inputs)
+
+    if t is tuple:
+        items = ", ".join(map(inner, out))
+        return f"({items},)" if len(out) == 1 else f"({items})"
+    if t is list:
+        return "[" + ", ".join(map(inner, out)) + "]"
+    if t is dict:
+        return "{" + ", ".join(f"{inner(k, set())}: {inner(v)}" for k, v in out.items()) + "}"
+    if isinstance(out, tuple) and hasattr(t, "_fields"):
+        items = ", ".join(map(inner, out))
+        return f"{names.bind(t, t.__name__)}({items})"
+    raise Untraceable(f"F returned a {t.__name__} (a replay rebuilds numbers, tuples, lists "
+                      f"and dicts)")
+
+
+def check_source(entries, names, indent="    "):
+    """The checks of captured places: identity first, the full comparison when needed."""
+    out = []
+    for e in entries:
+        ename = names.bind(e, "place")
+        kind, where, key = e.place
+        if kind == "cell" and e.copy is None:
+            read = f"{names.bind(where, 'cell')}.cell_contents"
+            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
+                       f"and not {ename}.holds():")
+        elif kind == "key" and type(where) in _MAPPINGS and e.value is _MISSING:
+            missing = names.bind(_MISSING, "missing")     # a name nothing held there
+            read = f"{names.bind(where, 'namespace')}.get({names.const(key)}, {missing})"
+            out.append(f"{indent}if {read} is not {missing}:")
+        elif kind == "key" and type(where) in _MAPPINGS and e.copy is None:
+            read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
+            out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
+                       f"and not {ename}.holds():")
+        else:
+            out.append(f"{indent}if not {ename}.holds():")
+        out.append(f"{indent}    raise _miss(-1)")
+    return out
+
+
+def _own_constants(out):
+    """F's result with a copy of each constant array in it."""
+    t = type(out)
+    if t is np.ndarray:
+        return out.copy()
+    if t is tuple or t is list:
+        return t(map(_own_constants, out))
+    if t is dict:
+        return {k: _own_constants(v) for k, v in out.items()}
+    if isinstance(out, tuple) and hasattr(t, "_fields"):
+        return t(*map(_own_constants, out))
+    return out

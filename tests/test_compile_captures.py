@@ -1,0 +1,228 @@
+"""Issue #18: what a compiled F reads besides its arguments is never stale, and what it does
+to it is never skipped.
+
+Each test traces F, changes something F reads (or lets F change it), and asserts the compiled
+answer equals F's own on the next calls.  The cases came from an independent hunt through the
+ways research code keeps state: models as callable objects, properties and slots, methods
+rebound on a class, functools.partial, containers other than lists and dicts, ndarray
+subclasses, random generators held as bound methods, signed zeros, counters kept on
+functions and objects.
+"""
+import collections
+import functools
+import math
+import operator
+
+import numpy as np
+import pytest
+
+import dvlad as ad
+
+
+def agree(c, f, *args):
+    got, want = c(*args), f(*args)
+    assert type(got) is type(want) and (got == want or got != got and want != want), (got, want)
+    if isinstance(want, float):
+        assert math.copysign(1.0, got) == math.copysign(1.0, want)
+    return got
+
+
+class Model:
+    def __init__(self):
+        self.w = 1.0
+
+    def __call__(self, x):
+        return self.w * x
+
+
+def test_a_callable_object_and_its_derivative_see_its_attributes():
+    m = Model()
+    c, d = ad.compile(m), ad.compile(ad.derivative(m))
+    assert c(2.0) == 2.0 and d(2.0) == 1.0
+    m.w = 3.0
+    agree(c, m, 2.0)
+    assert d(2.0) == 3.0
+
+
+class Slotted:
+    __slots__ = ("w",)
+
+    def __init__(self):
+        self.w = 1.0
+
+
+class Shown:
+    k = 1.0
+
+    def __init__(self):
+        self._w = 1.0
+
+    @property
+    def w(self):
+        return self._w
+
+    def scale(self):
+        return 1.0
+
+    def f(self, x):
+        return self.w * self.scale() * self.k * x
+
+
+class Derived(Shown):
+    pass
+
+
+def test_slots_properties_shadowing_and_rebound_methods():
+    s = Slotted()
+    fs = lambda x: s.w * x                                       # noqa: E731
+    c = ad.compile(fs)
+    agree(c, fs, 2.0)
+    s.w = 4.0
+    agree(c, fs, 2.0)
+    d = Derived()
+    c = ad.compile(d.f)
+    agree(c, d.f, 2.0)
+    for change in (lambda: setattr(d, "_w", 5.0),               # through the property
+                   lambda: setattr(d, "k", 3.0),                # an instance attribute now
+                   lambda: setattr(Shown, "scale", lambda self: 7.0),   # on the base class
+                   lambda: setattr(Derived, "scale", lambda self: 0.5),  # shadowed below it
+                   lambda: setattr(d, "scale", lambda: 11.0)):  # on the instance
+        change()
+        agree(c, d.f, 2.0)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_partials_containers_and_array_subclasses_are_compared_by_content():
+    pp = functools.partial(lambda x, s: x * s, s=2.0)
+    c = ad.compile(pp)
+    agree(c, pp, 1.0)
+    pp.keywords["s"] = 3.0
+    agree(c, pp, 1.0)
+    box = {"set": {1.0}, "deque": collections.deque([1.0]), "matrix": np.matrix([[1.0]]),
+           "masked": np.ma.array([1.0, 2.0], mask=[False, False])}
+    fs = [lambda x: x * sum(box["set"]), lambda x: x * sum(box["deque"]),
+          lambda x: x * float(box["matrix"][0, 0]), lambda x: x * float(box["masked"].sum())]
+    cs = [ad.compile(f) for f in fs]
+    for c, f in zip(cs, fs):
+        agree(c, f, 1.0)
+    box["set"].add(4.0)
+    box["deque"].append(4.0)
+    box["matrix"][0, 0] = 5.0
+    box["masked"][1] = np.ma.masked
+    for c, f in zip(cs, fs):
+        agree(c, f, 1.0)
+
+
+def test_dict_order_and_signed_zeros_are_part_of_what_was_seen():
+    dd = {"a": 1.0, "b": 2.0}
+    z = [0.0]
+    fs = [lambda x: x * next(iter(dd.values())), lambda x: x * math.copysign(1.0, z[0]),
+          lambda x: math.copysign(2.0, x), lambda x: math.atan2(x, -1.0)]
+    cs = [ad.compile(f) for f in fs]
+    for c, f in zip(cs, fs):
+        agree(c, f, 0.0)
+        agree(c, f, 0.0)
+    del dd["a"]
+    dd["a"] = 1.0
+    z[0] = -0.0
+    for c, f in zip(cs, fs):
+        agree(c, f, -0.0)
+        agree(c, f, 0.0)
+
+
+def test_bound_methods_getters_and_random_draws():
+    g = np.random.default_rng(1)
+    draw = g.standard_normal
+    c = ad.compile(lambda x: x * draw())
+    assert len({c(1.0) for _ in range(3)}) == 3, c.explain()
+    o = type("O", (), {})()
+    o.w = 1.0
+    gw = operator.attrgetter("w")
+    f = lambda x: gw(o) * x                                      # noqa: E731
+    c = ad.compile(f)
+    agree(c, f, 1.0)
+    o.w = 3.0
+    agree(c, f, 1.0)
+
+
+def test_effects_on_state_are_not_skipped():
+    log = []
+    app = log.append
+    c = ad.compile(lambda x: (app(1), x * 2.0)[1])
+
+    def counted(x):
+        counted.calls = getattr(counted, "calls", 0) + 1
+        return x * 1.0
+
+    class Counter:
+        n = 0
+
+        def __call__(self, x):
+            self.n += 1
+            return x * 2.0
+
+    k = Counter()
+    cs = [c, ad.compile(counted), ad.compile(k)]
+    for x in (1.0, 2.0, 3.0):
+        for f in cs:
+            f(x)
+    assert (len(log), counted.calls, k.n) == (3, 3, 3)
+
+
+def test_a_constant_result_of_the_first_call_is_the_callers_own():
+    w = np.arange(3.0)
+    f = lambda x: (x * 2.0, w + 1.0)                             # noqa: E731
+    c = ad.compile(f)
+    r = c(1.0)
+    r[1][:] = -99.0
+    assert np.array_equal(c(1.0)[1], w + 1.0) and np.array_equal(c(1.0)[1], w + 1.0)
+
+
+def test_what_a_replay_could_not_reproduce_runs_eagerly():
+    def fe(a):
+        with np.errstate(divide="raise"):
+            return (1.0 / a).sum()
+    c = ad.compile(fe)
+    c(np.array([1.0, 2.0]))
+    with pytest.raises(FloatingPointError):
+        c(np.array([0.0, 2.0]))
+
+    @functools.lru_cache(maxsize=None)
+    def expensive(x):
+        return x * 2.0
+    c = ad.compile(lambda x: expensive(x) + 1.0)
+    assert c(1.0) == 3.0 and c(1.0) == 3.0 and expensive(1.0) == 2.0
+    assert "cached function" in c.explain()
+
+    class Lookup:
+        def __getattr__(self, name):                # raises KeyError, not AttributeError
+            return {"k": 2.0}[name]
+    lk = Lookup()
+    c = ad.compile(lambda x: lk.k * x)
+    assert c(3.0) == 6.0 and c(3.0) == 6.0
+
+
+def test_numbers_f_stores_in_its_state_while_traced_are_numbers_afterwards():
+    memo, log = {}, []
+
+    def f(x, k):
+        if k not in memo:
+            memo[k] = x * 2.0
+        log.append(x)
+        return memo[k] + x
+    c = ad.compile(f)
+    assert c(1.0, "a") == 3.0 and c(2.0, "a") == 4.0 and c(3.0, "b") == 9.0
+    assert memo == {"a": 2.0, "b": 6.0} and log == [1.0, 2.0, 3.0]
+    assert all(type(v) is float for v in list(memo.values()) + log)
+
+
+def test_a_module_made_at_run_time_is_users_code():
+    import types
+    mod = types.ModuleType("made_here")
+    mod.K = 2.0
+    exec("def h(x):\n    return x * K", mod.__dict__)
+    f = lambda x: mod.h(x)                                       # noqa: E731
+    c = ad.compile(f)
+    agree(c, f, 1.0)
+    mod.K = 3.0
+    agree(c, f, 1.0)
