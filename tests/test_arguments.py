@@ -41,8 +41,15 @@ def test_jacobians_and_hessian_with_argnums():
         assert np.array_equal(jac(h, argnums=1)(x, A), np.einsum("ij,k->ijk", np.eye(2), x))
     q = lambda x, c: c * np.sum(x ** 3)                               # noqa: E731
     assert np.array_equal(ad.hessian(q)(x, 2.0), np.diag([12.0, -12.0]))
+    # a tuple of argnums: a tuple of results (JAX's), by argument, and by pair for a Hessian
     assert ad.hessian(lambda x, y: x * x * y * y, argnums=(0, 1))(2.0, 3.0) == \
-        [[18.0, 24.0], [24.0, 8.0]]
+        ((18.0, 24.0), (24.0, 8.0))
+    f = lambda a, b, c: a * b * c * c                                 # noqa: E731
+    for jac in (ad.jacobian_f, ad.jacobian_r):
+        assert jac(f, argnums=(0, 2))(1.0, 2.0, 3.0) == (18.0, 12.0)
+        assert jac(lambda a, b: (a * b, a + b), argnums=(0, 1))(2.0, 3.0) == \
+            ((3.0, 2.0), (1.0, 1.0))
+    assert ad.hessian(f, argnums=(0,))(1.0, 2.0, 3.0) == ((0.0,),)
 
 
 def test_has_aux_returns_the_aux_plain():

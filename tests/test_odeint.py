@@ -189,3 +189,12 @@ def test_without_scipy_dormand_prince(monkeypatch):
     d = ad.derivative(lambda k: odeint(decay, 2.0, [0.0, 2.0], args=(k,), **TIGHT)[-1, 0])(0.7)
     assert abs(d + 4 * np.exp(-1.4)) < 1e-8
     ad.check_grads(lv, (LV_Y0, LV_P), order=1, **CHECK)
+
+
+def test_scipys_solvers_on_dvlad_numbers_raise_and_name_dvlads_odeint():
+    import scipy.integrate as si
+    with pytest.raises(ad.PerturbedConversionError, match="dvlad.odeint"):
+        ad.derivative(lambda k: si.odeint(lambda y, t: -k * y, [1.0], [0.0, 1.0])[-1, 0])(0.5)
+    with pytest.raises(ad.PerturbedConversionError, match="dvlad.odeint"):
+        ad.derivative(lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), [1.0]).y[0, -1])(
+            0.5)

@@ -405,3 +405,66 @@ def test_multinomial_counts_are_not_variables():
         for op in (ad.derivative, ad.gradient_r):
             with pytest.raises(ad.NotDifferentiableError, match="x and n are counts"):
                 op(f)(1.0)
+
+
+def test_polygamma_multigammaln_and_a_frozen_multivariate_normal_as_users_call_them():
+    import scipy.special as ss
+    import scipy.stats as st
+    x = np.array([1.0, 10.0])
+    g = ad.gradient_r(lambda x: np.sum(ss.polygamma(1, x)))(x)
+    np.testing.assert_allclose(g, [float(mpmath.polygamma(2, v)) for v in x], rtol=1e-13)
+    g = ad.derivative(lambda a: ss.multigammaln(a, 3))(4.5)
+    want = sum(float(mpmath.digamma(4.5 + (1 - j) / 2.0)) for j in (1, 2, 3))
+    np.testing.assert_allclose(g, want, rtol=1e-13)
+    value, _ = ad.value_and_gradient_r(lambda a: ss.multigammaln(a, 3))(4.5)
+    np.testing.assert_allclose(value, ss.multigammaln(4.5, 3), rtol=1e-14)
+    # ∇_μ log N(0; μ, I) = −μ; frozen with a dvlad number in mean, and in x
+    g = ad.gradient_r(lambda m: st.multivariate_normal(mean=m, cov=np.eye(2)).logpdf(
+        np.zeros(2)))(x)
+    assert g.tolist() == [-1.0, -10.0]
+    frozen = st.multivariate_normal(mean=np.ones(2), cov=np.eye(2))
+    assert ad.gradient_r(frozen.logpdf)(x).tolist() == [0.0, -9.0]
+    assert frozen.logpdf(x) == st.multivariate_normal.logpdf(x, np.ones(2), np.eye(2))
+    # ∂/∂c log N(1; 0, cI) in 2-d = −1/c + 1/c²·|x|²/2 = −0.25 at c = 2
+    assert np.isclose(ad.derivative(lambda c: st.multivariate_normal(
+        np.zeros(2), c * np.eye(2)).logpdf(np.ones(2)))(2.0), -0.25, rtol=1e-14)
+
+
+def test_logsumexp_of_an_object_array_of_dvlad_numbers():
+    import scipy.special as ss
+    x = np.array([1.0, 10.0])
+    g = ad.gradient_r(lambda x: ss.logsumexp(np.array([x[0] * x[1], x[0]])))(x)
+    s = np.exp([10.0, 1.0]) / np.sum(np.exp([10.0, 1.0]))
+    np.testing.assert_allclose(g, [s[0] * 10.0 + s[1], s[0] * 1.0], rtol=1e-14)
+
+
+def test_scipy_linalg_decompositions_and_solve_keywords_on_dvlad_numbers():
+    import scipy.linalg as sl
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    b = np.array([1.0, 2.0])
+    ai = np.linalg.inv(a)
+    # d Σλ = tr(dA) read from one triangle; d Σσ = tr(Uᵀ dA V) = I for a s.p.d. a
+    for fn in (lambda m: sl.eigh(m)[0].sum(), lambda m: sl.eigvalsh(m).sum(),
+               lambda m: sl.eigh(m, eigvals_only=True).sum()):
+        np.testing.assert_allclose(ad.gradient_r(fn)(a), np.eye(2), atol=1e-15)
+    np.testing.assert_allclose(ad.gradient_r(lambda m: sl.svd(m)[1].sum())(a), np.eye(2),
+                               atol=1e-15)
+    np.testing.assert_allclose(ad.gradient_r(lambda m: sl.svdvals(m).sum())(a), np.eye(2),
+                               atol=1e-15)
+    # ∇ Σ A⁻¹ = −A⁻ᵀ 1 1ᵀ A⁻ᵀ (pinv of an invertible A is A⁻¹)
+    ones = np.ones((2, 2))
+    np.testing.assert_allclose(ad.gradient_r(lambda m: sl.pinv(m).sum())(a),
+                               -ai.T @ ones @ ai.T, rtol=1e-12)
+    # transposed: Aᵀx = b; assume_a='pos' reads the upper triangle (lower=False), as scipy
+    x = np.linalg.solve(a.T, b)
+    np.testing.assert_allclose(ad.gradient_r(lambda m: sl.solve(m, b, transposed=True).sum())(a),
+                               -np.outer(x, ai @ np.ones(2)), rtol=1e-12)
+    u = np.triu(a) + np.array([[0.0, 0.0], [5.0, 0.0]])
+    value, g = ad.value_and_gradient_r(lambda m: sl.solve(m, b, assume_a="pos").sum())(u)
+    assert np.isclose(value, sl.solve(u, b, assume_a="pos").sum(), rtol=1e-15)
+    assert g[1, 0] == 0.0
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.linalg.sqrtm"):
+        ad.gradient_r(lambda m: sl.sqrtm(m).sum())(a)
+    with pytest.raises(ad.NotDifferentiableError, match="subset_by_index"):
+        ad.gradient_r(lambda m: sl.eigh(m, subset_by_index=[0, 0])[0].sum())(a)
+    assert np.allclose(sl.sqrtm(a) @ sl.sqrtm(a), a)          # plain numbers: scipy's own

@@ -7,6 +7,7 @@ protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primi
   multi_dot, and scipy.linalg's expm, solve_triangular, cho_factor, cho_solve;
 - :mod:`dvlad.arrays.eigen`: eig and eigvals of a matrix with real eigenvalues;
 - :mod:`dvlad.arrays.objects`: object arrays of AD numbers, np.asarray(x), assignment;
+- :mod:`dvlad.arrays.methods`: ndarray's methods (copy, astype, std, item, fill, sort, ...);
 - :mod:`dvlad.arrays.protocol`: ``__array_ufunc__``/``__array_function__``, so numpy code
   differentiates as it is (importing it installs them).
 """

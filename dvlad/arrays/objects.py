@@ -32,8 +32,8 @@ from ..core.lift import lift_many
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.switch import REFERENCE
 from ..core.tags import AssignmentError, PerturbedConversionError
-from ..numbers.bundle import Bundle
-from ..numbers.tape import LinearMap, MultiLink, TapeCell
+from ..numbers.bundle import Bundle, make_bundle
+from ..numbers.tape import LinearMap, MultiLink, TapeCell, make_cell
 
 __all__ = ["pack", "repack", "unpack", "Tracked", "numpy_array_of", "assign", "numbers_in",
            "copyto"]
@@ -119,9 +119,15 @@ def repack(a):
         if a.number is None:
             a.number = pack(list(a.flat), a.shape)
         return a.number
-    if type(a) is np.ndarray and a.dtype == object and numbers_in(a):
-        return pack(list(a.flat), a.shape)
+    if type(a) is np.ndarray and a.dtype == object:
+        if numbers_in(a):
+            return pack(list(a.flat), a.shape)
+        if a.size and all(type(e) in _PLAIN for e in a.flat):   # plain numbers: numpy's array
+            return np.array(a.tolist())
     return a
+
+
+_PLAIN = (int, float, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
 # ---- unpack and np.asarray(x) -----------------------------------------------------------------
@@ -288,8 +294,8 @@ def numpy_array_of(x, dtype=None, copy=None):
                 f"into a float array), which would drop its derivative. Build arrays of dvlad "
                 f"numbers with np.array([...]), np.stack or np.concatenate, assign into an array "
                 f"that is a dvlad number (h[i] = x), or use dvlad.primal(x) to drop the "
-                f"derivative on purpose. (A compiled routine converts its inputs so: for "
-                f"scipy.integrate.odeint use dvlad.odeint, its differentiable drop-in.)")
+                f"derivative on purpose. (scipy.integrate.odeint and solve_ivp convert what "
+                f"they are given so: use dvlad.odeint, their differentiable drop-in.)")
         return np.asarray(strip(x), dtype=dtype)
     shp = A.shape(x)
     buf = np.fromiter(unpack(x), dtype=object, count=int(np.prod(shp)))
@@ -329,6 +335,10 @@ def assign(h, idx, value):
         if isinstance(values, ADNumber) else np.ravel(values)[np.maximum(src, 0)].reshape(shp)
     new = A.where(mask, gathered, h)
     new = strip_dead(new)
+    if not isinstance(new, ADNumber) and type(h) in (Bundle, TapeCell):
+        # every element replaced by plain numbers (h.fill(0.0)): h is a constant of its tag
+        new = make_bundle(h.tag, new, np.zeros_like(new)) if type(h) is Bundle else \
+            make_cell(h.tag, new, ())
     if not isinstance(new, ADNumber) or new.tag is not h.tag or type(new) is not type(h):
         raise AssignmentError(
             "the assigned value carries a newer perturbation than the array it goes into: "

@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 
-from . import composite, decompositions, numerics, objects, products, shaping, statistics
+from . import composite, decompositions, methods, numerics, objects, products, shaping, \
+    statistics
 from . import linalg as LA
 from . import primitives as A
 from ..core.base import concrete, dtype_of
@@ -258,9 +259,15 @@ def array_function(self, func, types, args, kwargs):
     if handler is None:
         raise _no_rule(f"{func.__module__}.{func.__name__}")
     if any(type(t) is not type and issubclass(t, np.ndarray) for t in types) or \
-            any(type(a) is list or type(a) is tuple for a in args):
+            any(type(a) is list or type(a) is tuple or _objects(a) for a in args):
         args = tuple(_objects_repacked(a) for a in args)      # object arrays of numbers
+    if any(map(_objects, kwargs.values())):                   # (np.average(x, weights=O))
+        kwargs = {k: _objects_repacked(v) for k, v in kwargs.items()}
     return handler(*args, **kwargs)
+
+
+def _objects(v):
+    return isinstance(v, np.ndarray) and v.dtype == object
 
 
 def _objects_repacked(v):
@@ -348,6 +355,7 @@ def _install(cls):
     cls.dot = LA.dot
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
     cls.trace = LA.trace
+    methods.install(cls)                             # copy, astype, std, cumsum, ...
     cls.real = property(lambda self: self)           # real numbers: the real part is the number
     cls.imag = property(lambda self: np.zeros_like(strip(self))[()])
     cls.conjugate = cls.conj = lambda self: self

@@ -35,7 +35,7 @@ tangents)`` and ``pullback(points, cells, positions)`` (a MultiLink) instead of 
 import numpy as np
 
 from .base import family
-from .number import ADNumber, strip_dead
+from .number import ARRAY_OPS, ADNumber, strip_dead
 from .structures import elementwise
 from .tags import NotDifferentiableError, TagOrderError, alive, newer
 
@@ -75,6 +75,10 @@ def lift(prim, args):
         elif row:
             if family(a) is None:
                 if type(a) is np.ndarray and a.dtype == object:     # an object array of numbers
+                    packed = [ARRAY_OPS["repack"](b) if type(b) is np.ndarray and
+                              b.dtype == object else b for b in args]   # one array number
+                    if not any(type(b) is np.ndarray and b.dtype == object for b in packed):
+                        return lift(prim, packed)
                     return elementwise(prim.value, *args)
                 raise NotDifferentiableError(f"dvlad.{prim.name} differentiates real numbers; "
                                              f"got {type(a).__name__} {a!r}")

@@ -16,7 +16,7 @@ from ..core.switch import REFERENCE
 from ..core.tags import REVERSE, new_tag
 from ..numbers.bundle import Bundle, primal_of
 from ..numbers.tape import TapeCell, gc_paused, make_cell
-from .common import Applied, Bound, _same_shapes, _scalar
+from .common import Applied, Bound, _same_shapes, _scalar, unboxed
 # forward mode's operators live in .forward; they are dvlad.modes.api's too
 from .forward import derivative, directional_derivative, jvp  # noqa: F401
 from .sweep import left_out, structural, sweep
@@ -214,7 +214,7 @@ def _gradient_of_scalars(f, leaves, kind):
     with gc_paused():                   # once for taping and sweep: entering it costs ~1 µs
         try:
             cells = [make_cell(tag, a, ()) for a in leaves]
-            y = f(kind(cells))
+            y = unboxed(f(kind(cells)))
             if isinstance(y, ADNumber) and not y.tag.live:
                 y = strip_dead(y)               # an escaped layer over the result: a constant
         finally:

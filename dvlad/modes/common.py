@@ -80,7 +80,8 @@ class Bound(Applied):
                 for n, x in zip(argnums, xs):
                     full[n] = x
                 return value_of(f(*full))
-            result = self.make(g)(tuple(args[n] for n in argnums))
+            result = _by_argument(self.make(g)(tuple(args[n] for n in argnums)),
+                                  self.origin == "hessian")
         else:
             def g(x):
                 return value_of(f(*args[:argnums % len(args)], x,
@@ -89,6 +90,16 @@ class Bound(Applied):
         if self.has_aux:
             return result, _without_dead_layers(aux[0])
         return result
+
+
+def _by_argument(result, pairs):
+    """A Jacobian's or Hessian's matrix of blocks (lists, by output and argument) as JAX gives
+    it for a tuple of argnums: tuples, one entry per argument (a Hessian: per pair); a
+    Jacobian of one output leaf is the tuple of its blocks."""
+    if type(result) is not list or not result or not all(type(r) is list for r in result):
+        return result
+    rows = tuple(tuple(r) for r in result)
+    return rows if pairs or len(rows) > 1 else rows[0]
 
 
 def _without_dead_layers(v):
@@ -115,8 +126,16 @@ def _real(x, who):
     return x
 
 
+def unboxed(y):
+    """A 0-d object array's one element (np.array(loss) of a dvlad number), else y."""
+    if type(y) is np.ndarray and y.dtype == object and y.ndim == 0:
+        return y[()]
+    return y
+
+
 def _scalar(y, who):
     """y, if it is one real number (a 0-d array counts); else a named TypeError."""
+    y = unboxed(y)
     _real(y, who)
     if isinstance(strip(y), (bool, np.bool_)):
         raise NotDifferentiableError(f"{who} must be a real number; got a bool ({y!r}): a "

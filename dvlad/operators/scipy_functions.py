@@ -25,8 +25,10 @@ import sys
 
 import numpy as np
 
+from ..arrays.objects import repack
 from ..core.number import ADNumber, strip
 from ..core.structures import flatten
+from ..core.tags import NotDifferentiableError
 
 __all__ = ["logsumexp", "softmax", "log_softmax", "install"]
 
@@ -49,9 +51,12 @@ def _carries_ad(*values):
 
 
 def _array(v):
-    """An argument as numpy would see it (a list of AD numbers: one array number)."""
-    return v if isinstance(v, ADNumber) else np.asanyarray(v) if not isinstance(v, np.ndarray) \
-        else v
+    """An argument as numpy would see it (a list or object array of AD numbers: one array
+    number)."""
+    if isinstance(v, ADNumber):
+        return v
+    v = v if isinstance(v, np.ndarray) else np.asanyarray(v)
+    return repack(v) if v.dtype == object else v
 
 
 # ---- scipy.special ------------------------------------------------------------------------------
@@ -119,9 +124,28 @@ def _patch(owner, name, ours, bound=False):
     setattr(owner, name, _dispatching(original, ours, bound))
 
 
+def _order_row(fn):
+    """scipy's f(n, x) with n an order (polygamma): dvlad's row of that name."""
+    from ..numbers.primitives import OPS
+    row = OPS[fn.__name__]
+    return lambda n, x: row(n, _array(x))
+
+
+def _multivariate_log_gamma(log_gamma):
+    """scipy.special.multigammaln(a, d) = d(d−1)/4·log π + Σⱼ log Γ(a + (1 − j)/2), j = 1..d
+    (``log_gamma``: scipy's ufunc, which reaches dvlad's row through numpy's protocol)."""
+    def function(a, d):
+        a = _array(a)
+        return d * (d - 1) / 4.0 * np.log(np.pi) + sum(log_gamma(a + (1.0 - j) / 2.0)
+                                                      for j in range(1, int(d) + 1))
+    return function
+
+
 def _install_special(special):
+    order, many = special.polygamma, special.multigammaln
     for name, ours in (("logsumexp", logsumexp), ("softmax", softmax),
-                       ("log_softmax", log_softmax)):
+                       ("log_softmax", log_softmax), (order.__name__, _order_row(order)),
+                       (many.__name__, _multivariate_log_gamma(special.gammaln))):
         _patch(special, name, ours)
 
 
@@ -136,11 +160,87 @@ def _install_linalg(linalg):
     from ..arrays import scipy_linalg as S
     for name, ours in (("solve_triangular", S.solve_triangular), ("cho_factor", S.cho_factor),
                        ("cho_solve", S.cho_solve), ("expm", S.expm),
-                       ("cholesky", _linalg_cholesky),
-                       ("solve", lambda a, b, *args, **kw: np.linalg.solve(a, b)),
+                       ("cholesky", _linalg_cholesky), ("solve", _linalg_solve),
                        ("inv", lambda a, *args, **kw: np.linalg.inv(a)),
-                       ("det", lambda a, *args, **kw: np.linalg.det(a))):
+                       ("det", lambda a, *args, **kw: np.linalg.det(a)),
+                       ("eigh", _linalg_eigh), ("eigvalsh", _linalg_eigvalsh),
+                       ("svd", _linalg_svd), ("svdvals", lambda a, **kw: np.linalg.svd(
+                           _array(a), compute_uv=False)), ("pinv", _linalg_pinv)):
         _patch(linalg, name, ours)
+    for name in _LINALG_WITHOUT_RULES:
+        _patch(linalg, name, _no_rule_for(f"scipy.linalg.{name}"))
+
+
+_LINALG_WITHOUT_RULES = ("lu", "lu_factor", "lu_solve", "sqrtm", "logm", "funm", "signm",
+                         "cosm", "sinm", "tanm", "schur", "rsf2csf", "qr", "rq", "eig",
+                         "eigvals", "eig_banded", "eigh_tridiagonal", "null_space", "orth",
+                         "polar", "ldl", "hessenberg", "qz", "ordqz", "solve_banded",
+                         "solveh_banded", "solve_sylvester", "solve_continuous_lyapunov",
+                         "solve_discrete_lyapunov", "solve_continuous_are", "solve_discrete_are",
+                         "lstsq", "fractional_matrix_power", "khatri_rao")
+
+
+def _no_rule_for(name):
+    def refuse(*args, **kwargs):
+        raise NotDifferentiableError(
+            f"{name} has no dvlad rule (it converts a dvlad number to floats, which would drop "
+            f"its derivative): use numpy.linalg's function where there is one (np.linalg.qr, "
+            f"eig, lstsq), or dvlad.primal(x) to differentiate nothing through it")
+    return refuse
+
+
+def _ignored(fn, **given):
+    """Refuse scipy keywords that would change the answer dvlad's version computes."""
+    bad = {k: v for k, v in given.items() if v is not None and v is not False}
+    if bad:
+        raise NotDifferentiableError(f"scipy.linalg.{fn} with {sorted(bad)}: dvlad "
+                                     f"differentiates the plain call")
+
+
+def _triangle(a, lower):
+    """The symmetric matrix scipy reads from a's lower (or upper) triangle."""
+    a = _array(a)
+    t = np.tril(a) if lower else np.triu(a)
+    return t + np.swapaxes(np.tril(a, -1) if lower else np.triu(a, 1), -1, -2)
+
+
+def _linalg_solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True,
+                  assume_a=None, transposed=False):
+    """scipy.linalg.solve: a symmetric assume_a reads one triangle, as scipy does."""
+    kind = (assume_a or "gen").lower()
+    if kind in ("sym", "her", "pos", "symmetric", "hermitian", "positive definite"):
+        a = _triangle(a, lower)
+    elif kind in ("diagonal",):
+        a = np.diag(np.diagonal(_array(a)))
+    elif kind not in ("gen", "general"):
+        _ignored("solve", assume_a=assume_a)
+    a = _array(a)
+    return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, _array(b))
+
+
+def _linalg_eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
+                 overwrite_b=False, type=1, check_finite=True, subset_by_index=None,
+                 subset_by_value=None, driver=None):
+    _ignored("eigh", b=b, subset_by_index=subset_by_index, subset_by_value=subset_by_value)
+    w, v = np.linalg.eigh(_array(a), UPLO="L" if lower else "U")
+    return w if eigvals_only else (w, v)
+
+
+def _linalg_eigvalsh(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1,
+                     check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    _ignored("eigvalsh", b=b, subset_by_index=subset_by_index, subset_by_value=subset_by_value)
+    return np.linalg.eigvalsh(_array(a), UPLO="L" if lower else "U")
+
+
+def _linalg_svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+                lapack_driver="gesdd"):
+    r = np.linalg.svd(_array(a), full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(r) if compute_uv else r
+
+
+def _linalg_pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
+    _ignored("pinv", atol=atol, rtol=rtol, return_rank=return_rank)
+    return np.linalg.pinv(_array(a))
 
 
 _INSTALLERS = {"scipy.special": _install_special, "scipy.linalg": _install_linalg}

@@ -243,6 +243,35 @@ def _multinomial_frozen_init(self, n, p, seed=None):
     self._dist._process_parameters = lambda n, p: (self.n, self.p, self.npcond)
 
 
+def _mvn_frozen_init(self, mean=None, cov=1, allow_singular=False, seed=None, **kwargs):
+    """scipy's frozen multivariate normal with a dvlad number in mean or cov: kept as given
+    (scipy would convert them to floats), its logpdf and pdf dvlad's."""
+    from scipy.stats import _multivariate as mv
+    self._dist = mv.multivariate_normal_gen(seed)
+    self.mean, self._dvlad_cov, self.allow_singular = mean, cov, allow_singular
+    self._dvlad_parameters = True
+
+
+def _mvn_of(self):
+    """A frozen multivariate normal's (mean, cov): as given to dvlad's, scipy's otherwise."""
+    return self.mean, self._dvlad_cov if hasattr(self, "_dvlad_cov") else self.cov
+
+
+def _frozen(owner, name, ours):
+    """A frozen distribution's method: dvlad's when its parameters or x carry a dvlad number."""
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, "_dvlad", False):
+        return
+
+    def method(self, x, *args, **kwargs):
+        if getattr(self, "_dvlad_parameters", False) or _carries_ad(x):
+            return ours(self, x)
+        return original(self, x, *args, **kwargs)
+    method.__name__, method.__qualname__ = original.__name__, original.__qualname__
+    method.__doc__, method.__wrapped__, method._dvlad = original.__doc__, original, True
+    setattr(owner, name, method)
+
+
 def install(stats):
     """Install the versions above in scipy.stats (its distributions' classes)."""
     from scipy.stats import _distn_infrastructure as infra, _multivariate as mv
@@ -258,10 +287,10 @@ def install(stats):
     _patch(mv.multivariate_normal_gen, "pdf",
            lambda self, x, mean=None, cov=1, allow_singular=False:
            np.exp(_mvn_logpdf(x, mean, cov, allow_singular)), bound=True)
-    _patch(mv.multivariate_normal_frozen, "logpdf",
-           lambda self, x: _mvn_logpdf(x, self.mean, self.cov), bound=True)
-    _patch(mv.multivariate_normal_frozen, "pdf",
-           lambda self, x: np.exp(_mvn_logpdf(x, self.mean, self.cov)), bound=True)
+    _patch(mv.multivariate_normal_frozen, "__init__", _mvn_frozen_init, bound=True)
+    _frozen(mv.multivariate_normal_frozen, "logpdf", lambda self, x: _mvn_logpdf(x, *_mvn_of(self)))
+    _frozen(mv.multivariate_normal_frozen, "pdf",
+            lambda self, x: np.exp(_mvn_logpdf(x, *_mvn_of(self))))
     _patch(mv.dirichlet_gen, "logpdf", lambda self, x, alpha: _dirichlet_logpdf(x, alpha),
            bound=True)
     _patch(mv.dirichlet_gen, "pdf", lambda self, x, alpha: np.exp(_dirichlet_logpdf(x, alpha)),
