@@ -226,3 +226,14 @@ def test_a_module_made_at_run_time_is_users_code():
     agree(c, f, 1.0)
     mod.K = 3.0
     agree(c, f, 1.0)
+
+
+def test_dvlads_own_operators_are_not_state_a_replay_checks():
+    # derivative(f) is a functools.partial of dvlad's: its keywords are not the user's state,
+    # and a replay of a small derivative must not pay a Python-level check for them
+    import linecache
+    c = ad.compile(ad.derivative(lambda x: ad.exp(ad.sin(x)) * x))
+    assert c(0.7) == ad.derivative(lambda x: ad.exp(ad.sin(x)) * x)(0.7)
+    c(0.8)
+    entry = "".join(linecache.getlines(c.compiled.entry.__code__.co_filename))
+    assert "holds()" not in entry, entry

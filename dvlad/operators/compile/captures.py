@@ -17,6 +17,7 @@ import array
 import builtins
 import collections
 import dis
+import functools
 import operator
 import random
 import sys
@@ -187,10 +188,14 @@ class _Walk:
         elif isinstance(v, property):
             for k, x in (("fget", v.fget), ("fset", v.fset), ("fdel", v.fdel)):
                 self.visit(x, f"{label}.{k}")
-        elif _has(v, "func") and _has(v, "args") and _has(v, "keywords"):
-            self.visit(v.func, f"{label}.func")                 # functools.partial
-            self.visit(v.args, f"{label}.args")
+        elif isinstance(v, functools.partial) and _module_name(v.func).split(".")[0] != "dvlad":
+            self.visit(v.func, f"{label}.func")
+            self.visit(v.args, f"{label}.args")                 # its keywords can change
             self.place(("self", v, "keywords"), v.keywords, f"{label}.keywords")
+        elif _has(v, "func") and _has(v, "args") and _has(v, "keywords"):
+            self.visit(v.func, f"{label}.func")                 # partial-like (dvlad's own)
+            self.visit(v.args, f"{label}.args")
+            self.visit(v.keywords, f"{label}.keywords")
         elif isinstance(v, _ESCAPES):
             self.draws = f"{label}, a {type(v).__name__} (F's state a trace cannot check)"
         elif isinstance(v, types.ModuleType):
