@@ -317,3 +317,30 @@ def test_ndarray_methods_of_array_numbers():
         assert grad(sorted_first)(x).tolist() == [3.0, 0.0]
     with pytest.raises(ad.NotDifferentiableError, match="narrows"):
         ad.gradient_r(lambda x: np.sum(x.astype(np.float32)))(x)
+
+
+def test_views_taken_before_an_assignment_show_it_as_numpys_do():
+    # v = h[0:2] is numpy's view: after h[0] = 5·w₃ it holds [5w₃, w₁]; Σv² = 25w₃² + w₁²
+    def f(w):
+        h = w * 1.0
+        v = h[0:2]
+        t = h.reshape(2, 2).T           # a view of a view
+        h[0] = 5.0 * w[3]
+        return np.sum(v ** 2) + t[0, 0] * t[1, 0]
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    want_value = 25.0 * 16.0 + 4.0 + 20.0 * 2.0        # t[0, 0] = h[0], t[1, 0] = h[1]
+    want = np.array([0.0, 4.0 + 20.0, 0.0, 200.0 + 10.0])
+    value, g = ad.value_and_gradient_r(f)(w)
+    assert value == want_value and g.tolist() == want.tolist()
+    assert ad.gradient_f(f)(w).tolist() == want.tolist()
+    np.testing.assert_allclose(ad.hessian(f)(w), np.diag([0.0, 2.0, 0.0, 50.0]) +
+                               5.0 * (np.eye(4)[[1]].T @ np.eye(4)[[3]] +
+                                       np.eye(4)[[3]].T @ np.eye(4)[[1]]), atol=0)
+
+    def recursive(w):               # the temporary views of h[i - 1]: still linear, and right
+        h = np.zeros_like(w) + w
+        for i in range(1, len(w)):
+            h[i] = h[i - 1] * 0.5 + w[i]
+        return h[-1]
+    g = ad.gradient_r(recursive)(np.ones(6))
+    assert g.tolist() == [0.5 ** k for k in range(5, -1, -1)]

@@ -28,6 +28,7 @@ import itertools
 import numpy as np
 
 from . import primitives as A
+from . import views
 from ..core.lift import lift_many
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.switch import REFERENCE
@@ -346,6 +347,7 @@ def assign(h, idx, value):
             "h = np.where(mask, v, h), np.concatenate or np.stack.")
     for slot in type(h).__slots__:
         setattr(h, slot, getattr(new, slot))
+    views.follow(base, h)       # views of h taken before (v = h[0:1]) show the update, as numpy's
 
 
 def _fitted(value, target):

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from . import composite, decompositions, methods, numerics, objects, products, shaping, \
-    statistics
+    statistics, views
 from . import linalg as LA
 from . import primitives as A
 from ..core.base import concrete, dtype_of
@@ -296,7 +296,7 @@ def _getitem(self, idx):
         if all(p is None or p is Ellipsis for p in parts):       # x[None], x[...], x[()]
             return A.reshape(self, (1,) * sum(p is None for p in parts))
         raise IndexError("invalid index to a 0-d AD number")
-    return A.getitem(self, idx)
+    return views.noted(self, A.getitem(self, idx), lambda s: A.getitem(s, idx))
 
 
 def _method(reduction, np_function):
@@ -314,7 +314,9 @@ def _method(reduction, np_function):
 
 def _reshape(self, *shape, order="C"):
     shape = shape[0] if len(shape) == 1 else shape
-    return A.reshape(self, shape) if order == "C" else np.reshape(self, shape, order=order)
+    if order != "C":
+        return np.reshape(self, shape, order=order)
+    return views.noted(self, A.reshape(self, shape), lambda s: A.reshape(s, shape))
 
 
 def _dtype(self):
@@ -326,6 +328,11 @@ def _dtype(self):
     return dtype_of(p) if np.ndim(p) else np.dtype(object)
 
 
+def _transpose(self, *axes):
+    axes = (axes[0] if len(axes) == 1 else axes) or None
+    return views.noted(self, A.transpose(self, axes), lambda s: A.transpose(s, axes))
+
+
 def _install(cls):
     cls.__array_ufunc__ = array_ufunc
     cls.__array_function__ = array_function
@@ -333,7 +340,7 @@ def _install(cls):
     cls.ndim = property(lambda self: len(A.shape(self)))
     cls.size = property(lambda self: int(np.prod(A.shape(self))))
     cls.dtype = property(_dtype)
-    cls.T = property(lambda self: A.transpose(self))
+    cls.T = property(lambda self: views.noted(self, A.transpose(self), A.transpose))
     cls.__array__ = objects.numpy_array_of
     cls.__setitem__ = objects.assign
     cls.__len__ = _len
@@ -347,11 +354,12 @@ def _install(cls):
     cls.max = _method(A.amax, np.max)
     cls.min = _method(A.amin, np.min)
     cls.reshape = _reshape
-    cls.transpose = lambda self, *axes: A.transpose(self, (axes[0] if len(axes) == 1 else axes)
-                                                     or None)
+    cls.transpose = _transpose
     cls.swapaxes = A.swapaxes
     cls.squeeze = A.squeeze
-    cls.ravel = cls.flatten = lambda self, order="C": _ravel(self, order)
+    cls.ravel = lambda self, order="C": views.noted(self, _ravel(self, order),
+                                                    lambda s: _ravel(s, order))
+    cls.flatten = lambda self, order="C": _ravel(self, order)          # (a copy in numpy)
     cls.dot = LA.dot
     cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
     cls.trace = LA.trace
