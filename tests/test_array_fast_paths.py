@@ -150,3 +150,33 @@ def test_placed_dense_writes_the_block_and_zeros_the_rest(idx, neg, dtype):
     got = Placed(s, idx, shape, "view", neg).dense()
     assert got.dtype == dtype and got.shape == shape
     np.testing.assert_array_equal(got, want)
+
+
+def test_read_only_constants_are_read_where_they_are_writeable_ones_copied():
+    ad = dvlad
+    rng = np.random.default_rng(31)
+    X, w = rng.standard_normal((40, 5)), rng.standard_normal(5)
+
+    def f(u):
+        return np.sum(np.log1p(np.exp(X @ u)))
+    g, hv = ad.gradient_r(f)(w), ad.hvp(f, w, w, "rr")
+    X.flags.writeable = False
+    try:
+        from dvlad.core.switch import REFERENCE         # (which always copies)
+        assert (pool.private_copy(X) is X) is not REFERENCE
+        assert np.array_equal(ad.gradient_r(f)(w), g)
+        assert np.array_equal(ad.hvp(f, w, w, "rr"), hv)
+        view = np.ones(3)[1:]                       # read-only view of a writeable array
+        view.flags.writeable = False
+        assert pool.private_copy(view) is not view     # its base can still be written
+    finally:
+        X.flags.writeable = True
+    # a writeable constant changed after its use, before the sweep: the derivative is the
+    # one of the X that was used (reverse mode copied it)
+    Y = X.copy()
+
+    def changes(u):
+        r = np.sum((Y @ u) ** 2)
+        Y[:] = 0.0
+        return r
+    np.testing.assert_allclose(ad.gradient_r(changes)(w), 2.0 * X.T @ (X @ w), rtol=1e-12)

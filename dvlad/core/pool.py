@@ -336,9 +336,25 @@ def copy(x):
 _private = {}
 
 
+def _read_only(a):
+    """Whether no one can write into ``a``'s memory: a and every array it views read-only, down
+    to an owner of its data or an immutable buffer (bytes).  (numpy lets the owner of its data
+    be made writeable again; code that does so while a derivative is being taken has said
+    otherwise first.)"""
+    while type(a) is np.ndarray:
+        if a.flags.writeable:
+            return False
+        if a.base is None:
+            return a.flags.owndata
+        a = a.base
+    return isinstance(a, bytes)
+
+
 def private_copy(a):
     """A copy of the plain array ``a`` that only dvlad holds, or ``a`` itself if it already is
-    one or a view of one (the reference path always copies)."""
+    one or a view of one, or if nothing can write into it (:func:`_read_only`: mark large
+    constant data read-only, ``X.flags.writeable = False``, and reverse mode reads it where it
+    is); the reference path always copies."""
     if _tracing[0] and tracing() and not REFERENCE:  # dvlad.compile copies what it records
         return a
     b = None if REFERENCE else a
@@ -347,6 +363,8 @@ def private_copy(a):
         if r is not None and r() is b:
             return a
         b = b.base
+    if not REFERENCE and _read_only(a):
+        return a            # nothing can write into it while dvlad holds it: no copy
     c = a.copy()            # (not pooled: the pool would not hand out an array watched so)
     key = id(c)
     _private[key] = weakref.ref(c, lambda _, key=key: _private.pop(key, None))
