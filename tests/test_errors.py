@@ -301,7 +301,7 @@ def test_escaped_value_inside_structured_results(m_leak):
     ]
     assert not contains_ad(results)
     assert results == [[9.0, 1.0], [9.0, 1.0], ((18.0, 9.0), (9.0, 0.0)), 9.0,
-                       [[9.0], [0.0]], [[9.0], [0.0]], [[0.0, 9.0], [9.0, 0.0]],
+                       [9.0, 0.0], [9.0, 0.0], [[0.0, 9.0], [9.0, 0.0]],
                        {"a": 0.0, "b": [9.0]}, [2.0, 9.0]]
     # and a dead perturbation converts without complaint: it is a constant now
     assert float(c) == 9.0
