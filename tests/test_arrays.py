@@ -1092,7 +1092,7 @@ def test_derivative_of_an_array_gradient():
     np.testing.assert_allclose(got, (f(s + h) - f(s - h)) / (2 * h), rtol=1e-7)
     np.testing.assert_allclose(ad.gradient_r(lambda s_: np.sum(f(s_)))(s), np.sum(want),
                                rtol=1e-14)
-    [[block]] = ad.jacobian_f(f)(s)           # one output leaf, one (scalar) input leaf
+    block = ad.jacobian_f(f)(s)               # one output leaf, one number in: the block
     np.testing.assert_allclose(block, want, rtol=1e-14)
 
 

@@ -434,3 +434,34 @@ def test_an_elementwise_loop_over_an_array_is_rolled_and_right_to_its_last_itera
     assert "each" in c.source() and len(c.source()) < 4000, c.source()
     weights[40] = 2.0
     assert c(0.7) == ad.derivative(h)(0.7)
+
+
+def test_a_gradient_through_an_assignment_compiles_and_a_trace_at_zeros_is_checked():
+    # under a trace an array cell was its own tape entry, so the assignment's new cell linked
+    # to itself and the sweep lost every contribution through it: [0, 0, 0] for every call
+    # after a first call where that part was zero (the check moved zeros by a relative amount)
+    def f(a):
+        b = a * 1.0
+        b[1] = a[2] * 3.0
+        s = np.sum(b * b)
+        b[0] = 2.0
+        return s + np.sum(b)
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    for x in ([0.0, 0.4, 0.0], [3.0, 1.0, 2.0], [1.0, 2.0, 3.0], [0.0, 0.0, 0.0]):
+        assert same(c(np.array(x)), g(np.array(x)))
+    assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+
+
+def test_exact_rewrites_never_hand_back_an_argument_or_round_a_long_double():
+    ones = np.broadcast_to(1.0, (5,))
+    c = ad.compile(lambda x: x[1:] * ones)
+    x = np.arange(6.0)
+    c(x)
+    r = c(x)
+    r[0] = 99.0
+    assert x.tolist() == list(np.arange(6.0)) and r.flags.c_contiguous
+    third = np.broadcast_to(np.longdouble(1) / 3, (2,))
+    c = ad.compile(lambda y: third * y)
+    for y in (np.array([3.0, 6.0], np.longdouble), np.array([3.0, 9.0], np.longdouble)):
+        assert np.array_equal(c(y), third * y)

@@ -237,3 +237,40 @@ def test_dvlads_own_operators_are_not_state_a_replay_checks():
     c(0.8)
     entry = "".join(linecache.getlines(c.compiled.entry.__code__.co_filename))
     assert "holds()" not in entry, entry
+
+
+def test_class_and_static_methods_memoryviews_nan_signs_and_signed_zeros_in_sets():
+    class R:
+        c = 2.0
+
+        @classmethod
+        def g(cls, x):
+            return x * cls.c
+
+    k = [2.0]
+
+    class S:
+        @staticmethod
+        def g(x):
+            return x * k[0]
+    buf = np.array([2.0, 3.0])
+    mv = memoryview(buf)
+    zeros = {0.0}
+
+    def through_set(x):
+        for v in zeros:
+            x = x * v
+        return x
+    fs = [lambda x: R.g(x), lambda x: S.g(x), lambda x: x * mv[0], through_set,
+          lambda x: math.copysign(1.0, x)]
+    cs = [ad.compile(f) for f in fs]
+    for c, f in zip(cs, fs):
+        agree(c, f, 1.5)
+        agree(c, f, 1.5)
+    R.c, k[0], buf[0] = 6.0, 6.0, 5.0
+    zeros.clear()
+    zeros.add(-0.0)
+    for c, f in zip(cs, fs):
+        agree(c, f, 1.5)
+    nan_sign = ad.compile(lambda x: math.copysign(1.0, x))
+    assert nan_sign(float("nan")) == 1.0 and nan_sign(-float("nan")) == -1.0

@@ -344,3 +344,61 @@ def test_views_taken_before_an_assignment_show_it_as_numpys_do():
         return h[-1]
     g = ad.gradient_r(recursive)(np.ones(6))
     assert g.tolist() == [0.5 ** k for k in range(5, -1, -1)]
+
+
+def test_assignment_into_the_input_itself_in_every_mode():
+    # x[0] = 5 inside f: f(x) = 25 + x₁² + x₂², so ∇ = [0, 2x₁, 2x₂]; reverse mode read the
+    # leaf's sensitivity through the assigned cell ([0, 0, 0])
+    def leaf(x):
+        x[0] = 5.0
+        return np.sum(x ** 2)
+    x = np.array([2.0, 3.0, 1.0])
+    for grad in (ad.gradient_r, ad.gradient_f, ad.jacobian_r):
+        assert grad(leaf)(x).tolist() == [0.0, 6.0, 2.0]
+    for mode in ("fr", "rr", "rf", "ff"):
+        assert ad.hvp(leaf, x, np.ones(3), mode).tolist() == [0.0, 2.0, 2.0]
+    assert x.tolist() == [2.0, 3.0, 1.0]                # the caller's array is not written
+
+
+def test_methods_that_write_in_place_or_take_operands_as_numpy_does():
+    x = np.array([2.0, 3.0, 1.0])
+
+    def part(x):
+        y = x * 1.0
+        y.partition(1)              # in place, as numpy's method: y = [1, 2, 3]
+        return y[0]
+    assert ad.gradient_r(part)(x).tolist() == [0.0, 0.0, 1.0]
+    assert ad.gradient_r(lambda x: np.sum(x.compress([True, False, True])))(x).tolist() == \
+        [1.0, 0.0, 1.0]
+    # x[:2]·[x₀x₁, x₀] = x₀²x₁ + x₁x₀: ∇ = [2x₀x₁ + x₁, x₀² + x₀, 0]
+    f = lambda x: x[:2].dot(np.array([x[0] * x[1], x[0]]))          # noqa: E731
+    for grad in (ad.gradient_r, ad.gradient_f):
+        assert grad(f)(x).tolist() == [15.0, 6.0, 0.0]
+        assert grad(lambda x: x.dot([1.0, 2.0, 3.0]))(x).tolist() == [1.0, 2.0, 3.0]
+        assert grad(lambda x: np.sum(x * [1.0, 2.0, 3.0] + [1.0, 1.0, 1.0] * x))(x).tolist() \
+            == [2.0, 3.0, 4.0]
+    lower = lambda x: x.clip(np.array([0.0, 0.0, x[0] * 0.75]), 9.0)  # noqa: E731
+    want = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.75, 0.0, 0.0]])   # x₂ < 0.75x₀
+    assert np.array_equal(ad.jacobian_f(lower)(x), want)
+    assert np.array_equal(ad.jacobian_r(lower)(x), want)
+    assert ad.derivative(lambda t: (t * t).astype(np.float64))(3.0) == 6.0
+    assert ad.gradient_r(lambda x: x.item((1,)) * x.reshape(3, 1).item((2, 0)))(x).tolist() == \
+        [0.0, 1.0, 3.0]
+    # np.round/around/fix and x.round(): numpy's values, derivative 0
+    v, g = ad.value_and_gradient_r(lambda x: np.sum(np.round(x * 1.0371, 2) * x))(x)
+    assert v == np.sum(np.round(x * 1.0371, 2) * x) and g.tolist() == \
+        np.round(x * 1.0371, 2).tolist()
+    assert ad.gradient_r(lambda x: np.sum(x.round() + np.fix(x)))(x).tolist() == [0.0] * 3
+
+
+def test_assigned_plain_values_take_the_arrays_dtype_and_aux_is_a_float_array():
+    def f(x):
+        h = x * 2.0
+        h[0] = 0.1
+        return np.sum(h ** 2)
+    x32 = np.array([2.0, 3.0, 1.0], np.float32)
+    for grad in (ad.gradient_r, ad.gradient_f):
+        assert grad(f)(x32).dtype == np.float32
+    g, aux = ad.gradient_r(lambda a: (np.sum(a ** 2), np.array([a[0] * 2, a[1]])),
+                           has_aux=True)(np.array([1.0, 2.0]))
+    assert aux.dtype == np.float64 and aux.tolist() == [2.0, 2.0]

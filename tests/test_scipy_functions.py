@@ -468,3 +468,21 @@ def test_scipy_linalg_decompositions_and_solve_keywords_on_dvlad_numbers():
     with pytest.raises(ad.NotDifferentiableError, match="subset_by_index"):
         ad.gradient_r(lambda m: sl.eigh(m, subset_by_index=[0, 0])[0].sum())(a)
     assert np.allclose(sl.sqrtm(a) @ sl.sqrtm(a), a)          # plain numbers: scipy's own
+
+
+def test_scipy_linalg_without_rules_and_questions_and_multigammaln_domain():
+    import scipy.linalg as sl
+    import scipy.special as ss
+    x = np.array([2.0, 3.0, 1.0])
+    m = lambda a: np.outer(a, a) + np.diag(a) * 3                   # noqa: E731
+    for name, call in (("coshm", lambda a: sl.coshm(m(a))), ("expm_cond", lambda a: sl.expm_cond(
+            m(a) / 10) * a), ("circulant", sl.circulant), ("pinvh", lambda a: sl.pinvh(m(a)))):
+        with pytest.raises(ad.NotDifferentiableError, match=f"scipy.linalg.{name}"):
+            ad.gradient_r(lambda a: np.sum(call(a)))(x)
+    # toeplitz is Python over numpy and differentiates as it is; the questions answer for the
+    # primal
+    g = ad.gradient_r(lambda a: np.sum(sl.toeplitz(a)) * sl.issymmetric(np.outer(a, a)) +
+                      sl.bandwidth(np.outer(a, a))[0])(x)
+    assert g.tolist() == [3.0, 4.0, 2.0]
+    with pytest.raises(ValueError, match="not met"):
+        ad.derivative(lambda a: ss.multigammaln(a, 3))(0.4)

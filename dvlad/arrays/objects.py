@@ -331,7 +331,8 @@ def assign(h, idx, value):
     src[np.ravel(pos)] = np.arange(np.size(pos))
     mask = (src >= 0).reshape(shp)
     values = A.broadcast_to(_fitted(value, np.shape(pos)), np.shape(pos)) \
-        if isinstance(value, ADNumber) else np.broadcast_to(value, np.shape(pos))
+        if isinstance(value, ADNumber) else np.broadcast_to(       # (numpy casts a plain value
+            np.asarray(value).astype(base.dtype, copy=False), np.shape(pos))   # to h's dtype)
     gathered = A.getitem(A.reshape(values, (-1,)), np.maximum(src, 0).reshape(shp)) \
         if isinstance(values, ADNumber) else np.ravel(values)[np.maximum(src, 0)].reshape(shp)
     new = A.where(mask, gathered, h)

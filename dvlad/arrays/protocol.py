@@ -249,6 +249,7 @@ FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
 FUNCTIONS.update(shaping.FUNCTIONS)
 FUNCTIONS.update(numerics.FUNCTIONS)
+FUNCTIONS.update(methods.FUNCTIONS)     # np.round, np.around, np.fix
 UFUNCS.update(numerics.UFUNCS)          # heaviside, fmod, modf, ... (dvlad/arrays/ufuncs.py)
 # numpy functions that are rows of the rule table without being ufuncs (np.sinc)
 FUNCTIONS.update({getattr(np, name): OPS[rule.name] for rule in TABLE for name in rule.functions})
@@ -360,8 +361,8 @@ def _install(cls):
     cls.ravel = lambda self, order="C": views.noted(self, _ravel(self, order),
                                                     lambda s: _ravel(s, order))
     cls.flatten = lambda self, order="C": _ravel(self, order)          # (a copy in numpy)
-    cls.dot = LA.dot
-    cls.clip = lambda self, lo=None, hi=None: A.clip(self, lo, hi)
+    cls.dot = lambda self, other: LA.dot(self, _operand(other))
+    cls.clip = lambda self, lo=None, hi=None: A.clip(self, _operand(lo), _operand(hi))
     cls.trace = LA.trace
     methods.install(cls)                             # copy, astype, std, cumsum, ...
     cls.real = property(lambda self: self)           # real numbers: the real part is the number

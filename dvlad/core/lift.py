@@ -74,6 +74,9 @@ def lift(prim, args):
             continue
         elif row:
             if family(a) is None:
+                if type(a) is list or type(a) is tuple:     # x * [1.0, 2.0]: numpy's array of it
+                    return lift(prim, [ARRAY_OPS["repack"](np.asarray(b)) if type(b) in
+                                       (list, tuple) else b for b in args])
                 if type(a) is np.ndarray and a.dtype == object:     # an object array of numbers
                     packed = [ARRAY_OPS["repack"](b) if type(b) is np.ndarray and
                               b.dtype == object else b for b in args]   # one array number

@@ -106,8 +106,8 @@ def _gradient_of(rec, bars, consume=False):
             f64 = False
             break
     out = []
-    for c, a in zip(rec.cells, rec.leaves):
-        g = sens[c.index]
+    for i, a in enumerate(rec.leaves):     # (leaf i is cell i of the fresh tape: by index, for
+        g = sens[i]                         # f may have assigned into it, x[0] = v, since)
         if g is None:
             g = zero_like(strip(a))
         elif f64:

@@ -2,7 +2,7 @@
 checks of what users pass in (a real number, one real value, a direction shaped as its point)."""
 import numpy as np
 
-from ..core.number import ADNumber, strip, strip_dead
+from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.structures import describe, is_number
 from ..core.tags import NotDifferentiableError
 
@@ -115,7 +115,8 @@ def _without_dead_layers(v):
     if isinstance(v, dict):
         return type(v)((k, _without_dead_layers(u)) for k, u in v.items())
     if isinstance(v, np.ndarray) and v.dtype == object:
-        return np.array([_without_dead_layers(u) for u in v.flat], dtype=object).reshape(v.shape)
+        out = np.array([_without_dead_layers(u) for u in v.flat], dtype=object).reshape(v.shape)
+        return ARRAY_OPS["repack"](out) if out.size else out    # plain numbers: a float array
     return v
 
 

@@ -83,12 +83,13 @@ def make_cell(tag, primal, links):
     p = primal
     while isinstance(p, ADNumber):
         p = p.primal
-    if type(p) is not np.ndarray:
-        tape.append(c)
-        return c
+    t = type(p)
+    if t is not np.ndarray and (t is float or not isinstance(p, np.ndarray)):
+        tape.append(c)              # (a traced array, dvlad.compile's, is an ndarray here: its
+        return c                    # cell may be assigned into, h[i] = v, as an array's is)
     e = Node()
     e.links, e.index = links, c.index
-    e.value = pool.handle(primal) if p is primal else None
+    e.value = pool.handle(primal) if p is primal and t is np.ndarray else None
     tape.append(e)
     return c
 

@@ -136,6 +136,8 @@ def _multivariate_log_gamma(log_gamma):
     (``log_gamma``: scipy's ufunc, which reaches dvlad's row through numpy's protocol)."""
     def function(a, d):
         a = _array(a)
+        if np.any(strip(a) <= 0.5 * (d - 1)):         # scipy's own check, on the primal
+            raise ValueError(f"condition a ({strip(a)}) > 0.5 * (d-1) ({0.5 * (d - 1)}) not met")
         return d * (d - 1) / 4.0 * np.log(np.pi) + sum(log_gamma(a + (1.0 - j) / 2.0)
                                                       for j in range(1, int(d) + 1))
     return function
@@ -169,6 +171,11 @@ def _install_linalg(linalg):
         _patch(linalg, name, ours)
     for name in _LINALG_WITHOUT_RULES:
         _patch(linalg, name, _no_rule_for(f"scipy.linalg.{name}"))
+    for name in ("bandwidth", "issymmetric", "ishermitian"):      # questions: the primal's answer
+        original = getattr(linalg, name, None)
+        if original is not None:
+            _patch(linalg, name, lambda a, *args, _f=original, **kw: _f(strip(_array(a)), *args,
+                                                                       **kw))
 
 
 _LINALG_WITHOUT_RULES = ("lu", "lu_factor", "lu_solve", "sqrtm", "logm", "funm", "signm",
@@ -177,7 +184,12 @@ _LINALG_WITHOUT_RULES = ("lu", "lu_factor", "lu_solve", "sqrtm", "logm", "funm",
                          "polar", "ldl", "hessenberg", "qz", "ordqz", "solve_banded",
                          "solveh_banded", "solve_sylvester", "solve_continuous_lyapunov",
                          "solve_discrete_lyapunov", "solve_continuous_are", "solve_discrete_are",
-                         "lstsq", "fractional_matrix_power", "khatri_rao")
+                         "lstsq", "fractional_matrix_power", "khatri_rao", "coshm", "sinhm",
+                         "tanhm", "cholesky_banded", "cho_solve_banded", "qr_multiply", "pinvh",
+                         "subspace_angles", "matrix_balance", "solve_toeplitz",
+                         "matmul_toeplitz", "expm_cond", "expm_frechet", "solve_circulant",
+                         "circulant", "cdf2rdf", "clarkson_woodruff_transform", "companion",
+                         "cho_solve_banded")
 
 
 def _no_rule_for(name):

@@ -185,6 +185,10 @@ class _Walk:
             for a in v.__reduce__()[1]:         # the attribute names it reads
                 if isinstance(a, str):
                     self.names.update(a.split("."))
+        elif isinstance(v, (classmethod, staticmethod)):
+            self.visit(v.__func__, f"{label}.__func__")
+        elif isinstance(v, memoryview):
+            pass                                        # its bytes are compared
         elif isinstance(v, property):
             for k, x in (("fget", v.fget), ("fset", v.fset), ("fdel", v.fdel)):
                 self.visit(x, f"{label}.{k}")

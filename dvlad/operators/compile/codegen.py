@@ -106,8 +106,10 @@ def guard_test(op, index, names, ref):
         symbol = INFIX[fn] if not expected else NEGATED[INFIX[fn]]
         return f"{ref(args[0], names)} {symbol} {ref(args[1], names)}"
     call = f"({expression(fn, name, args, names, ref)})"    # (never a chained comparison)
-    if isinstance(expected, float) and expected != expected:
-        return f"{call} == {call}"
+    if isinstance(expected, float) and expected != expected:     # nan, of its sign
+        signed = names.bind(math.copysign, math.copysign.__name__)
+        return f"({call} == {call} or {signed}(1.0, {call}) != " \
+               f"{math.copysign(1.0, expected)})"
     if isinstance(expected, float) and expected == 0.0:    # −0.0 is not 0.0 (copysign, atan2)
         signed = names.bind(math.copysign, math.copysign.__name__)
         return f"({call} != 0.0 or {signed}(1.0, {call}) != {math.copysign(1.0, expected)})"
@@ -337,13 +339,14 @@ def generate(trace, inputs, out, entries, label, ns):
     names = Names(ns)
     refs = set()
     family = Family(trace, len(inputs))
-    ops, alias = simplify(trace.ops, trace.array_refs, written(trace), trace.writes, family)
-    given = {t.ref for t in inputs}
+    arguments = {t.ref for t in inputs}
+    ops, alias = simplify(trace.ops, trace.array_refs, written(trace) | arguments, trace.writes,
+                          family)
     out = _own_constants(out)   # (F's first caller holds the arrays it returned: not these)
-    output_source(out, names, refs, alias, inputs=given)
+    output_source(out, names, refs, alias, inputs=arguments)
     ops = live(ops, refs, trace.pure, family)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
-    result = output_source(out, names, set(), alias, spell, inputs=given)
+    result = output_source(out, names, set(), alias, spell, inputs=arguments)
     lines = check_source(entries, names) + body
     return Code(lines, [f"v{t.ref}" for t in inputs], result, label, len(trace.ops))
 

@@ -33,7 +33,8 @@ def _float_array(v):
 
 def _uniform(k):
     """The one value of constant array k when every element is the same memory, else None."""
-    if type(k) is np.ndarray and k.size and k.dtype.kind == "f" and not any(k.strides):
+    if type(k) is np.ndarray and k.size and k.dtype.kind == "f" and k.dtype.itemsize <= 8 \
+            and not any(k.strides):         # (a long double is not a Python float)
         return float(k.reshape(-1)[0])
     return None
 
@@ -41,7 +42,8 @@ def _uniform(k):
 def rewrite(out, fn, args, defs, dirty):
     """A cheaper exact form of ``out = fn(*args)``: a Traced value it equals, or (fn, args),
     or None.  ``defs``: value -> (fn, args) of the ops kept so far; ``dirty``: values some
-    write may change after they are made."""
+    write may change after they are made, and F's arguments (never stood for: F's caller
+    holds them)."""
     if len(args) == 2 and fn in _TIMES:
         return _times_uniform(out, fn, args, dirty)
     if len(args) == 1 and fn in _MINUS and isinstance(args[0], Traced):
@@ -59,7 +61,8 @@ def _times_uniform(out, fn, args, dirty):
         if np.broadcast_shapes(k.shape, v.shape) != v.shape or \
                 np.result_type(k.dtype, v.dtype) != v.dtype:
             continue
-        if u == 1.0 and out not in dirty and y.ref not in dirty:
+        if u == 1.0 and out not in dirty and y.ref not in dirty and v.base is None and \
+                v.flags.c_contiguous:        # (a fresh array, as the product would be)
             return y
         return (fn, (u, y) if i == 0 else (y, u))
     return None

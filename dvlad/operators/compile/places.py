@@ -71,6 +71,8 @@ def _copy(v):
         return list(v)
     if isinstance(v, array.array):
         return array.array(v.typecode, v)
+    if isinstance(v, memoryview):
+        return bytes(v)
     if isinstance(v, (set, bytearray)):
         return type(v)(v)
     return None
@@ -144,7 +146,10 @@ def _same(now, was):
         return all(a is b or (isinstance(a, _ATOMS) and type(a) is type(b) and _same(a, b))
                    for a, b in pairs)
     if isinstance(now, (set, bytearray, array.array)):
-        return type(now) is type(was) and now == was
+        return type(now) is type(was) and now == was and (    # (−0.0 in a set is 0.0 to ==)
+            not isinstance(now, set) or sorted(map(repr, now)) == sorted(map(repr, was)))
+    if isinstance(now, memoryview):
+        return bytes(now) == was
     if isinstance(now, _ATOMS):
         try:
             if now == was:
