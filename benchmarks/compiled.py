@@ -1,4 +1,5 @@
-"""dvlad.compile (issue #18): replay against the plain function, eager dvlad and jax.jit.
+"""dvlad.compile (issue #18): replay against the plain function, eager dvlad, jax.jit and
+torch.compile.
 
     python benchmarks/compiled.py            # every workload (a few minutes: saddle and particle
                                              # trace about a million operations each)
@@ -8,8 +9,10 @@
 
 For each workload: the baseline (the plain function, or derivatives coded by hand, or numpy by
 hand), eager dvlad, the first call of the compiled function (trace + code generation), its
-replay (median of repeats after the first call), and jax.jit of the same derivative (after one
-warm-up call; its compile time is reported too) where jax is installed.  Ratios are to the
+replay (median of repeats after the first call), and jax.jit and torch.compile of the same
+derivative (after one warm-up call, which compiles; the compile time is reported too) where jax
+and torch are installed (torch.compile only on the --arrays rows: on the scalar loops it would
+unroll n iterations into one graph).  Ratios are to the
 baseline timed in the same process, interleaved, medians; "pays back" is the first-call cost
 over what each replay saves against eager dvlad, in calls.  The (r) rows are #17's research
 workloads (benchmarks/research.py), compiled, against their hand-written numpy derivatives.
@@ -150,17 +153,19 @@ def _numpy_rows(rows):
     cg, ch = ad.compile(g), ad.compile(h)
     rows.append(row("(c) numpy Rosenbrock gradient, n=1000", lambda: rosen_np_grad(x),
                     lambda: g(x), lambda: cg(x), lambda: np.allclose(cg(x), rosen_np_grad(x))))
+    later = [(rows[-1], lambda: rosen_np_grad(x), ("rosen", "grad"), x, v)]
     rows.append(row("(c) numpy Rosenbrock HVP, n=1000", lambda: rosen_np_hvp(x, v),
                     lambda: h(x, v), lambda: ch(x, v),
                     lambda: np.allclose(ch(x, v), rosen_np_hvp(x, v))))
-    _research_rows(rows)
+    later.append((rows[-1], lambda: rosen_np_hvp(x, v), ("rosen", "hvp"), x, v))
+    _research_rows(rows, later)
 
 
-def _research_rows(rows):
+def _research_rows(rows, torch_later=()):
     """#17's research workloads (benchmarks/research.py), each a function of its parameters,
-    compiled; the baseline is the hand-written numpy derivative, as there.  jax.jit is timed
-    after every dvlad row: its compiler leaves threads spinning for a while, which would slow
-    whatever is timed next."""
+    compiled; the baseline is the hand-written numpy derivative, as there.  jax.jit and
+    torch.compile are timed after every dvlad row: their compilers leave threads spinning for a
+    while, which would slow whatever is timed next."""
     import research as R
     later = []                  # (row, base, jax maker arguments)
     theta, D2, y = R.gp_data(200)
@@ -193,10 +198,85 @@ def _research_rows(rows):
     try:
         jit = R._peer_jax(True)
     except ImportError:
-        return
-    for r, base, args in later:
+        jit = None
+    for r, base, args in later if jit else ():
         thunk, seconds = _timed(jit, *args)
         r["jax.jit"], r["jax.jit compile s"] = ratio(thunk, base), seconds
+    tc = torch_compiled()
+    if tc is None:
+        return
+    for r, base, *args in list(torch_later) + [(r, b, *a) for r, b, a in later]:
+        try:
+            thunk, seconds = _timed(tc, *args)
+        except Exception as e:          # (inductor may refuse an op: say so in the table)
+            print(f"torch.compile of {r['workload']}: {type(e).__name__}: {e}", file=sys.stderr)
+            continue
+        r["torch.compile"], r["torch.compile compile s"] = ratio(thunk, base), seconds
+
+
+def torch_compiled():
+    """A maker of torch.compile'd derivatives of the same workloads (torch.func's grad and jvp,
+    compiled by inductor on the CPU, one thread), or None without torch.  The first call, which
+    compiles, is part of making it: the compile seconds reported."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    import research as R
+    torch.set_num_threads(1)
+    f64 = torch.float64
+
+    def T(a):
+        return torch.as_tensor(np.asarray(a), dtype=f64)
+
+    def rosen(x):
+        return torch.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    def gp(name, theta, D2, y):
+        n = y.shape[0]
+        K = torch.exp(theta[1]) * torch.exp(-0.5 * D2 * torch.exp(-2.0 * theta[0])) + \
+            torch.exp(theta[2]) * torch.eye(n, dtype=f64)
+        if name == "gp_nlml_cholesky":
+            L = torch.linalg.cholesky(K)
+            alpha = torch.linalg.solve(L.T, torch.linalg.solve(L, y))
+            return 0.5 * (y @ alpha) + torch.sum(torch.log(torch.diagonal(L))) + 0.5 * n * \
+                R.LOG_2PI
+        return 0.5 * (y @ torch.linalg.solve(K, y)) + 0.5 * torch.linalg.slogdet(K)[1] + \
+            0.5 * n * R.LOG_2PI
+
+    def mlp(p, X, Y, act):
+        a = torch.tanh if act == "tanh" else torch.relu
+        h = a(a(X @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"])
+        z = h @ p["W3"] + p["b3"]
+        return -torch.sum(Y * (z - torch.logsumexp(z, dim=1, keepdim=True))) / X.shape[0]
+
+    def make(kind, *data):
+        grad, jvp = torch.func.grad, torch.func.jvp
+        if kind[0] == "rosen":
+            x, v = T(data[0]), T(data[1])
+            fn = torch.compile(grad(rosen) if kind[1] == "grad" else
+                               (lambda u: jvp(grad(rosen), (u,), (v,))[1]))
+            call = (lambda: fn(x))
+        elif kind[0] == "gp":
+            theta, D2, y = (T(a) for a in data)
+            fn = torch.compile(grad(lambda t: gp(kind[1], t, D2, y)))
+            call = (lambda: fn(theta))
+        elif kind[0] == "lr":
+            w, X, y, v = (T(a) for a in data)
+
+            def loss(u):
+                t = -y * (X @ u)
+                return torch.sum(torch.logaddexp(torch.zeros_like(t), t))
+            fn = torch.compile((lambda u: jvp(grad(loss), (u,), (v,))[1]) if kind[2] == "fr"
+                               else grad(lambda u: grad(loss)(u) @ v))
+            call = (lambda: fn(w))
+        else:
+            params, X, Y = {k: T(a) for k, a in data[0].items()}, T(data[1]), T(data[2])
+            fn = torch.compile(grad(lambda p: mlp(p, X, Y, kind[1])))
+            call = (lambda: fn(params))
+        call()
+        return call
+    return make
 
 
 def _timed(make, *args):
@@ -207,7 +287,7 @@ def _timed(make, *args):
 
 
 def table(rows):
-    peers = sorted({k for r in rows for k in r if k == "jax.jit"})
+    peers = sorted({k for r in rows for k in r if k in ("jax.jit", "torch.compile")})
     head = ["workload", "replay ×", "eager ×", "first call", "pays back (calls)"] + \
         [f"{p} ×" for p in peers] + [f"{p} compile" for p in peers] + ["value"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
