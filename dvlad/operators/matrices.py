@@ -153,14 +153,15 @@ def _shape_jacobian(rows, out_tree, in_tree, x):
     With a dict on either side, JAX's convention: the result's structure outside, the input's
     inside (H['w']['b'] for a dict of parameters), tuples and lists as lists.  Else the matrix of
     blocks as lists, rows by output, columns by input ([[∂²f/∂x², ∂²f/∂x∂y], [...]] for a tuple
-    point), one block for one array in and one leaf out, and for one number in the output's
-    structure of its blocks (JAX's: jacobian_f(lambda t: np.array([t, t**2]))(2.0) is [1, 4])."""
+    point); for one input leaf (a number, or one array) the output's structure of its blocks,
+    JAX's (one block for one leaf out: jacobian_f(lambda t: np.array([t, t**2]))(2.0) is
+    array([1., 4.]))."""
     if _has_dict(out_tree) or _has_dict(in_tree):
         inner = _as_lists(in_tree)
         return unflatten(_as_lists(out_tree), [unflatten(inner, row) for row in rows])
     if isinstance(strip(x), np.ndarray) and len(rows) == 1:
         return rows[0][0]
-    if type(in_tree) is not tuple and len(rows[0]) == 1:     # one number in: JAX's, the
+    if type(in_tree) is not tuple and len(rows[0]) == 1:     # one leaf in: JAX's, the
         return unflatten(_as_lists(out_tree), [r[0] for r in rows])     # output's structure
     return rows
 
