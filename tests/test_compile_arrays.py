@@ -465,3 +465,17 @@ def test_exact_rewrites_never_hand_back_an_argument_or_round_a_long_double():
     c = ad.compile(lambda y: third * y)
     for y in (np.array([3.0, 6.0], np.longdouble), np.array([3.0, 9.0], np.longdouble)):
         assert np.array_equal(c(y), third * y)
+
+
+def test_a_negated_product_is_not_rewritten_past_a_write_into_its_factor():
+    # -((-a)·q) is a·q only with the q the product read: q[0] = 5 comes between
+    def f(x):
+        a = x * 1.5
+        q = x * 2.0
+        w = (-a) * q
+        q[0] = 5.0
+        return -w, q
+    c = ad.compile(f)
+    for x in points(3, 3, seed=23):
+        assert same(c(x), f(x))
+    assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()

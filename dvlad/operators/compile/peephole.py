@@ -73,6 +73,8 @@ def _minus_product(w, defs, dirty):
     if made is None or made[0] not in _TIMES or len(made[1]) != 2 or w.ref in dirty:
         return None
     fn, (p, q) = made
+    if any(isinstance(f, Traced) and f.ref in dirty for f in (p, q)):
+        return None                 # (a factor written since: the product must be read as made)
     for i, a in ((0, p), (1, q)):
         inner = defs.get(a.ref) if isinstance(a, Traced) else None
         if inner is None or inner[0] not in _MINUS or a.ref in dirty:
