@@ -180,3 +180,33 @@ def test_read_only_constants_are_read_where_they_are_writeable_ones_copied():
         Y[:] = 0.0
         return r
     np.testing.assert_allclose(ad.gradient_r(changes)(w), 2.0 * X.T @ (X @ w), rtol=1e-12)
+
+
+def test_pick_equals_the_general_select_on_mixed_lanes_ties_and_nans():
+    """A conditional partial whose branches are numbers (maximum's 1.0 / 0.5 / 0.0) takes
+    `pick` (one where); the general `select` gathers and scatters the lanes.  Same values,
+    same dtype, every lane: ties, nans, infinities, float32."""
+    from dvlad.core.number import ARRAY_OPS
+    from dvlad.core.rules import TABLE
+    from dvlad.core.vectorize import make_helpers, vectorize
+    helpers = make_helpers(ARRAY_OPS)
+    fast = dict(helpers)
+    general = dict(helpers, pick=helpers["select"])
+    rows = [r for r in TABLE if r.arity == 2 and r.partial_texts and
+            any("pick(" in vectorize(t) for t in r.partial_texts)]
+    assert {"maximum", "minimum", "fmax", "fmin"} <= {r.name for r in rows}
+    x = np.array([1.0, 2.0, np.nan, -np.inf, 0.0, -0.0, 3.0, 5.0])
+    y = np.array([1.0, 3.0, 1.0, 0.0, -0.0, 0.0, np.nan, 4.0])
+    for dtype in (np.float64, np.float32):
+        a, b = x.astype(dtype), y.astype(dtype)
+        r = np.maximum(a, b)
+        for row in rows:
+            for text in row.partial_texts:
+                src = vectorize(text)
+                if "pick(" not in src:
+                    continue
+                env = dict(np.__dict__, x=a, y=b, r=r)
+                got = eval(src, dict(env, **fast))
+                want = eval(src, dict(env, **general))
+                assert np.asarray(got).dtype == np.asarray(want).dtype, (row.name, text)
+                assert np.array_equal(got, want, equal_nan=True), (row.name, text, got, want)
