@@ -511,6 +511,37 @@ def test_long_loops_are_rolled():
     assert "for t in range(" in c.source()
 
 
+def test_a_loop_is_rolled_when_values_left_out_fall_unevenly_between_its_iterations():
+    """Every 7th iteration makes a value nothing reads (left out of the replay): the values
+    kept are numbered as made, so the iterations are still a fixed distance apart."""
+    def f(x):
+        s = x
+        for i in range(3000):
+            if i % 7 == 0:
+                ad.exp(s)                   # recorded, never read
+            s = ad.sin(s * x + 0.001 * i)
+        return s
+    F = ad.gradient_r(f)
+    c = ad.compile(F)
+    for x in (0.3, 0.4, -0.2):
+        same(c, F, x)
+    assert replayed(c), c.explain()
+    assert len(c.source()) < 20_000, len(c.source())
+
+
+def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
+    def f(x, y):
+        s = 0.0
+        for i in range(50):
+            s = s + (x * i if x < y else y * i)     # the same test, 50 times
+        return s
+    c = ad.compile(f)
+    for x, y in ((1.0, 2.0), (1.5, 2.5), (3.0, 2.0), (1.0, 2.0), (2.0, 2.0)):
+        same(c, f, x, y)
+    assert replayed(c), c.explain()
+    assert c.source().count("raise _miss(") - c.source().count("raise _miss(-1)") == 1
+
+
 def test_repeated_calls_with_new_arguments_rosenbrock():
     F = ad.gradient_r(rosenbrock)
     c = ad.compile(F)
@@ -554,6 +585,51 @@ def test_random_programs_agree_compiled_and_eager(f, points, how):
     for x, y in points + points[:1]:
         same(c, F, x, y)
     assert replayed(c) or "runs eagerly" in c.explain(), c.explain()
+
+
+LOOP_OPS = [lambda a, b, i, j: a * b * 0.5, lambda a, b, i, j: ad.sin(a) + b,
+            lambda a, b, i, j: a - 0.3 * b, lambda a, b, i, j: ad.sin(a * (0.01 * i + 0.1 * j)),
+            lambda a, b, i, j: ad.exp(-a * a) * b, lambda a, b, i, j: a * 0.9 + 0.05 * j]
+
+
+@st.composite
+def loop_programs(draw):
+    """Loops inside loops whose bodies read the last values, values from iterations back, and
+    per-iteration constants; some iterations make values nothing reads."""
+    body = draw(st.lists(st.tuples(st.integers(0, len(LOOP_OPS) - 1), st.integers(0, 6),
+                                   st.integers(0, 6)), min_size=1, max_size=4))
+    inner, outer = draw(st.integers(1, 14)), draw(st.integers(8, 70))
+    skip, back = draw(st.integers(1, 6)), draw(st.integers(1, 9))
+
+    def f(x, y):
+        vals, hist = [x, y], []
+        for i in range(outer):
+            for j in range(inner):
+                for op, k, m in body:
+                    a, b = vals[-1 - k % len(vals)], vals[-1 - m % len(vals)]
+                    vals.append(LOOP_OPS[op](a, b, i, j))
+                del vals[:-8]
+            if i % skip == 0:
+                ad.exp(vals[-1] * 0.0)           # read by nothing
+            hist.append(vals[-1])
+            vals.append(vals[-1] + 0.1 * hist[max(0, len(hist) - back)])
+        return vals[-1] * hist[len(hist) // 2]
+    return f
+
+
+@settings(max_examples=25, deadline=None)
+@given(loop_programs(), st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1)), min_size=2,
+                                 max_size=3), st.sampled_from(["f", "r", "fr"]))
+def test_random_loops_agree_compiled_and_eager(f, points, how):
+    """Rolled loops (the replay's ``for``) give eager's bits, whatever their bodies read."""
+    F = {"f": lambda x, y: ad.derivative(lambda t: f(t, y))(x),
+         "r": lambda x, y: ad.gradient_r(lambda v: f(v[0], v[1]))([x, y]),
+         "fr": lambda x, y: ad.derivative(ad.gradient_r(lambda t: f(t, y)))(x)}[how]
+    c = ad.compile(F)
+    for x, y in points + points[:1]:
+        same(c, F, x, y)
+    assert replayed(c), c.explain()     # (a wrong replay is caught by its check, then runs
+                                        # eagerly: right, but not replayed)
 
 
 def test_the_compiled_benchmark_runs_and_checks_its_values():

@@ -155,7 +155,13 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
     times, floats = operator.mul, (float, np.floating)
     for index, op in enumerate(ops):
         if op[0] != "op":
-            args = tuple([alias.get(a.ref, a) if isinstance(a, Traced) else a for a in op[3]])
+            args = tuple([_valued(alias.get(a.ref, a), a) if isinstance(a, Traced) else a
+                          for a in op[3]])
+            key = _guard_key(op, args, fresh)
+            if key is not None:
+                if key in seen:         # the same test of the same numbers: already made
+                    continue
+                seen[key] = index
             kept.append((index, op[:3] + (args,) + op[4:]))
             continue
         _, out, name, fn, args = op
@@ -210,6 +216,24 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
         defs[out] = (fn, args)
         kept.append((index, ("op", out, name, fn, args)))
     return kept, alias
+
+
+def _guard_key(op, args, fresh):
+    """What makes guard ``op`` the same test as another (None: a test of arrays, or a
+    recorded exception, is never taken as one made already: an array may be written between)."""
+    if op[0] != "guard":
+        return None
+    key = ["guard", op[2], type(op[4]), repr(op[4])]
+    for a in args:
+        if isinstance(a, Traced):
+            if a.ref in fresh or not isinstance(a.value, (int, float, np.number)):
+                return None
+            key.append(a.ref)
+        elif a is None or type(a) in (int, float, bool, str):
+            key.append((type(a), repr(a)))
+        else:
+            return None
+    return tuple(key)
 
 
 def _valued(b, a):

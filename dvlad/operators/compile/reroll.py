@@ -15,7 +15,7 @@ by straight-line code) stays straight.
 
 from .traced import Traced
 
-MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES = 4, 48, 600, 6
+MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES, MULTIPLES = 4, 48, 600, 6, 16
 
 
 def _signature(op):
@@ -105,14 +105,8 @@ def _runs(ops):
     out, pos = [], 0
     while pos < n:
         best = None
-        for q in nxt[pos] if n - pos >= MIN_OPS else ():
-            p = q - pos
-            start, end = reach.get(p, (-1, -1))
-            if not start <= pos < end:
-                end = pos
-                while end + p < n and sigs[end] == sigs[end + p]:
-                    end += 1
-                reach[p] = (pos, end)
+        for p in _periods(pos, nxt[pos] if n - pos >= MIN_OPS else (), sigs, refs, reach):
+            end = reach[p][1]
             reps = (end - pos) // p + 1
             if reps < MIN_REPS or p * reps < MIN_OPS or (best and p * reps <= best[0] * best[1]):
                 continue
@@ -134,6 +128,39 @@ def _runs(ops):
     return out, refs
 
 
+def _periods(pos, nexts, sigs, refs, reach):
+    """The periods worth measuring at ``pos``: the distances to the next positions holding the
+    same op, and their multiples up to ``MULTIPLES`` whose first op reads and makes values a
+    fixed distance on in two blocks running (a reverse sweep repeats every iteration, but the
+    lists it reads may repeat every few: a loop rolled with its body several iterations long)."""
+    n, seen = len(sigs), set()
+    for q in nexts:
+        p = q - pos
+        start, end = reach.get(p, (-1, -1))
+        if not start <= pos < end:
+            end = pos
+            while end + p < n and sigs[end] == sigs[end + p]:
+                end += 1
+            reach[p] = (pos, end)
+        if p not in seen:
+            seen.add(p)
+            yield p
+        r0 = refs[pos]
+        for k in range(2, MULTIPLES + 1):
+            big = k * p
+            if big > MAX_PERIOD or end - pos < big * (MIN_REPS - 1):
+                break
+            if big in seen:
+                continue
+            r1, r2 = refs[pos + big], refs[pos + 2 * big]
+            if all(b - a == c - b for a, b, c in zip(r0, r1, r2)):
+                seen.add(big)
+                start, known = reach.get(big, (-1, -1))
+                if not start <= pos < known:        # (sigs repeat every p, so every k·p)
+                    reach[big] = (pos, end + p - big)
+                yield big
+
+
 def _plain(a, names):
     return f"v{a.ref}" if isinstance(a, Traced) else names.const(a)
 
@@ -143,6 +170,43 @@ def roll(ops, names, statements, n_inputs, outputs=()):
     into loops; ``ref`` spells a value for code after them (F's result, reading ``outputs``)."""
     if len(ops) < MIN_OPS:
         return statements(ops, names), _plain
+    ops, moved = _dense(ops, n_inputs)
+    outputs = [moved(Traced(None, None, r)).ref for r in outputs]
+    lines, spell = _roll(ops, names, statements, n_inputs, outputs)
+    return lines, lambda a, names: spell(moved(a), names)
+
+
+def _dense(ops, n_inputs):
+    """The ops with their values numbered in order of making, after F's arguments (a loop's
+    iterations are a fixed distance apart only when the values recorded but left out between
+    them are not counted), and the map from a value to its renumbered stand-in."""
+    number, clones = {}, {}
+
+    def moved(a):
+        if not isinstance(a, Traced) or a.ref < n_inputs:
+            return a
+        got = clones.get(a.ref)
+        if got is None:
+            r = number.get(a.ref)
+            if r is None:                           # (not made here: a number of its own)
+                r = number[a.ref] = n_inputs + len(ops) + a.ref
+            got = clones[a.ref] = object.__new__(type(a))
+            got.value, got.trace, got.ref = a.value, a.trace, r
+        return got
+
+    out = []
+    for index, op in ops:
+        if op[0] == "op":
+            args = tuple(map(moved, op[4]))
+            number[op[1]] = n_inputs + len(out)
+            op = ("op", number[op[1]], op[2], op[3], args)
+        else:
+            op = op[:3] + (tuple(map(moved, op[3])),) + op[4:]
+        out.append((index, op))
+    return out, moved
+
+
+def _roll(ops, names, statements, n_inputs, outputs):
     segments, refs = _runs(ops)
     if not any(s[0] == "loop" for s in segments):
         return statements(ops, names), _plain
@@ -150,8 +214,12 @@ def roll(ops, names, statements, n_inputs, outputs=()):
     while True:
         made = _made(segments, ops)
         spell = {}                # (segment, slot, n-th value read) -> its source in the loop
-        failed = {k for k, seg in enumerate(segments) if seg[0] == "loop" and not _plan(
-            k, seg, segments, ops, refs, made, spell, n_inputs)}
+        failed = {}
+        for k, seg in enumerate(segments):
+            if seg[0] == "loop":
+                why = _plan(k, seg, segments, ops, refs, made, spell, n_inputs)
+                if why is not True:
+                    failed[k] = why
         if not failed:
             break
         new = []
@@ -159,13 +227,17 @@ def roll(ops, names, statements, n_inputs, outputs=()):
             if k not in failed:
                 new.append(seg)
                 continue
-            _, start, p, reps, steps = seg        # its last iterations straight (they read
-            tries = shrunk[start] = shrunk.get(start, 0) + 1   # what straight code made)?
-            if tries <= 2 and reps - 1 >= MIN_REPS and p * (reps - 1) >= MIN_OPS:
+            _, start, p, reps, steps = seg        # its first or last iterations straight (they
+            end = start + p * reps                # read what straight code made)?
+            key = ("first", end) if failed[k] == "first" else ("last", start)
+            tries = shrunk[key] = shrunk.get(key, 0) + 1
+            if tries > 2 or reps - 1 < MIN_REPS or p * (reps - 1) < MIN_OPS:
+                new.append(("straight",) + seg[1:])
+            elif key[0] == "first":
+                new += [("straight", start, p, 1, steps), ("loop", start + p, p, reps - 1, steps)]
+            else:
                 new += [("loop", start, p, reps - 1, steps),
                         ("straight", start + p * (reps - 1), p, 1, steps)]
-            else:
-                new.append(("straight",) + seg[1:])
         segments = new
     kept = set()                  # (segment, slot) whose values are read outside their iteration
     for k, seg in enumerate(segments):
@@ -226,7 +298,8 @@ def _outside(made, segments):
 
 
 def _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
-    """How loop k spells each value it reads; False if one cannot be spelled (stay straight)."""
+    """How loop k spells each value it reads: True, else why one cannot be spelled ("first":
+    its first iteration reads what straight code made; False: something else)."""
     _, start, p, reps, steps = seg
     kept = spell.setdefault(("kept", k), [])
     for j in range(p):
@@ -260,6 +333,10 @@ def _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
                 continue
             if m0 is None or m1 is None or m0[0] != "loop" or m1[0] != "loop" or \
                     m0[1] != m1[1] or m0[2] != m1[2] or segments[m0[1]][0] != "loop":
+                m2 = made.get(r0 + 2 * d)
+                if m1 is not None and m2 is not None and m1[0] == m2[0] == "loop" and \
+                        m1[1:3] == m2[1:3] and segments[m1[1]][0] == "loop":
+                    return "first"  # its first iteration reads what straight code made
                 return False
             src, slot, dt = m0[1], m0[2], m1[3] - m0[3]
             if made.get(r0 + d * (reps - 1)) != ("loop", src, slot, m0[3] + dt * (reps - 1)):
