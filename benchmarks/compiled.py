@@ -84,17 +84,19 @@ def jax_jit(kind, n=None):
     return (lambda: g(x).block_until_ready()), time.perf_counter() - t
 
 
-def row(name, base, eager, compiled, check, peers=()):
-    """One workload: the compiled function's first call, then ratios."""
+def row(name, base, eager, compiled, check, peers=(), source=None):
+    """One workload: the compiled function's first call, then ratios; ``source``: the compiled
+    function (the size of its replay's source is reported)."""
     first = _once(compiled)
     ok = check()
+    size = len(source.source()) if source is not None else float("nan")
     r_replay = ratio(compiled, base)
     r_eager = ratio(eager, base, budget=2.0) if eager else float("nan")
     t_base = _median_time(base, 0.3)
     saved = (r_eager - r_replay) * t_base
     pays = first / saved if saved > 0 else float("inf")
     out = {"workload": name, "replay": r_replay, "eager": r_eager, "first call s": first,
-           "pays back in": pays, "ok": ok}
+           "pays back in": pays, "ok": ok, "source bytes": size}
     for peer, thunk, compile_s in peers:
         out[peer] = ratio(thunk, base)
         out[f"{peer} compile s"] = compile_s
@@ -108,7 +110,7 @@ def workloads(quick):
     c = ad.compile(df)
     peers = [("jax.jit",) + j for j in [jax_jit("a")] if j]
     rows.append(row("(a) derivative of exp(sin x)·x", lambda: f_math(0.7), lambda: df(0.7),
-                    lambda: c(0.7), lambda: c(0.7) == df(0.7), peers))
+                    lambda: c(0.7), lambda: c(0.7) == df(0.7), peers, c))
     for n in ((100,) if quick else (100, 1000, 10_000)):
         x = rosen_start(n)
         g = ad.gradient_r(rosenbrock)
@@ -116,7 +118,7 @@ def workloads(quick):
         peers = [("jax.jit",) + j for j in [jax_jit("b", n)] if j] if n <= 1000 else []
         rows.append(row(f"(b) gradient_r of the Rosenbrock loop, n={n}", lambda x=x: rosenbrock(x),
                         lambda g=g, x=x: g(x), lambda cg=cg, x=x: cg(x),
-                        lambda cg=cg, g=g, x=x: cg(x) == g(x), peers))
+                        lambda cg=cg, g=g, x=x: cg(x) == g(x), peers, cg))
     if quick:
         return rows
     for program, modes in (("saddle", ("FR", "RR")), ("particle", N.MODES)):
@@ -131,10 +133,10 @@ def nested_row(program, mode):
     if program == "saddle":
         cs = ad.compile(lambda a, b: N.saddle(N.DVLAD, mode, (a, b)))
         return row(f"(d) saddle {mode}", N.saddle_hand, lambda: N.saddle(N.DVLAD, mode),
-                   lambda: cs(1.0, 1.0), lambda: N.saddle_ok(cs(1.0, 1.0)))
+                   lambda: cs(1.0, 1.0), lambda: N.saddle_ok(cs(1.0, 1.0)), source=cs)
     cp = ad.compile(lambda w0: N.particle(N.DVLAD, mode, w0))
     return row(f"(d) particle {mode}", N.particle_hand, lambda: N.particle(N.DVLAD, mode),
-               lambda: cp(0.0), lambda: N.particle_ok(cp(0.0)))
+               lambda: cp(0.0), lambda: N.particle_ok(cp(0.0)), source=cp)
 
 
 def _in_subprocess(program, mode):
@@ -152,11 +154,12 @@ def _numpy_rows(rows):
     g, h = ad.gradient_r(rosen_np), (lambda x, v: ad.hvp(rosen_np, x, v))
     cg, ch = ad.compile(g), ad.compile(h)
     rows.append(row("(c) numpy Rosenbrock gradient, n=1000", lambda: rosen_np_grad(x),
-                    lambda: g(x), lambda: cg(x), lambda: np.allclose(cg(x), rosen_np_grad(x))))
+                    lambda: g(x), lambda: cg(x), lambda: np.allclose(cg(x), rosen_np_grad(x)),
+                    source=cg))
     later = [(rows[-1], lambda: rosen_np_grad(x), ("rosen", "grad"), x, v)]
     rows.append(row("(c) numpy Rosenbrock HVP, n=1000", lambda: rosen_np_hvp(x, v),
                     lambda: h(x, v), lambda: ch(x, v),
-                    lambda: np.allclose(ch(x, v), rosen_np_hvp(x, v))))
+                    lambda: np.allclose(ch(x, v), rosen_np_hvp(x, v)), source=ch))
     later.append((rows[-1], lambda: rosen_np_hvp(x, v), ("rosen", "hvp"), x, v))
     _research_rows(rows, later)
 
@@ -175,7 +178,8 @@ def _research_rows(rows, torch_later=()):
         base = (lambda how=how: R.gp_grad(theta, D2, y, "cholesky" if how == "cholesky"
                                           else "inv"))
         rows.append(row(f"(r1) GP gradient, {how}, n=200", base, lambda g=g: g(theta),
-                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base())))
+                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base()),
+                        source=c))
         later.append((rows[-1], base, (("gp", f.__name__), theta, D2, y)))
     w, X, yl, v = R.lr_data(10_000, 100)
     for mode in ("fr", "rr"):
@@ -183,7 +187,8 @@ def _research_rows(rows, torch_later=()):
         c = ad.compile(h)
         base = (lambda: R.lr_hvp(w, X, yl, v))
         rows.append(row(f"(r2) logistic HVP {mode}, 10000×100", base, lambda h=h: h(w),
-                        lambda c=c: c(w), lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v))))
+                        lambda c=c: c(w), lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v)),
+                        source=c))
         later.append((rows[-1], base, (("lr", "lr_logaddexp", mode), w, X, yl, v)))
     params, Xb, Y = R.mlp_data(256)
     for act in ("tanh", "relu"):
@@ -193,7 +198,7 @@ def _research_rows(rows, torch_later=()):
         rows.append(row(f"(r3) MLP gradient, {act}, batch 256", base, lambda g=g: g(params),
                         lambda c=c: c(params),
                         lambda c=c, base=base: all(np.allclose(c(params)[k], want)
-                                                   for k, want in base().items())))
+                                                   for k, want in base().items()), source=c))
         later.append((rows[-1], base, (("mlp", act), params, Xb, Y)))
     try:
         jit = R._peer_jax(True)
@@ -288,14 +293,16 @@ def _timed(make, *args):
 
 def table(rows):
     peers = sorted({k for r in rows for k in r if k in ("jax.jit", "torch.compile")})
-    head = ["workload", "replay ×", "eager ×", "first call", "pays back (calls)"] + \
+    head = ["workload", "replay ×", "eager ×", "first call", "pays back (calls)", "source"] + \
         [f"{p} ×" for p in peers] + [f"{p} compile" for p in peers] + ["value"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["workload"], f"{r['replay']:.2f}",
                  "—" if math.isnan(r["eager"]) else f"{r['eager']:.1f}",
                  f"{r['first call s']:.3g} s",
-                 "—" if math.isnan(r["eager"]) else f"{r['pays back in']:.1f}"]
+                 "—" if math.isnan(r["eager"]) else f"{r['pays back in']:.1f}",
+                 "" if math.isnan(r.get("source bytes", math.nan))
+                 else f"{r['source bytes'] / 1000:.1f} kB"]
         for p in peers:
             cells.append(f"{r[p]:.1f}" if p in r else "n/a")
         for p in peers:

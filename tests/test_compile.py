@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import dvlad as ad
+from dvlad.operators.compile import reroll
 
 
 def same(compiled, f, *args, **kwargs):
@@ -542,6 +543,57 @@ def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
     assert c.source().count("raise _miss(") - c.source().count("raise _miss(-1)") == 1
 
 
+@pytest.fixture
+def nested_rolling():
+    """Loops in loops rolled at every level whenever that is shorter (by default only when
+    rolling at one level leaves thousands of lines)."""
+    was = reroll.FLAT_MOST
+    reroll.FLAT_MOST = 0
+    yield
+    reroll.FLAT_MOST = was
+
+
+def _loops_in_loops(x, inner=30, outer=25):
+    s = x
+    for i in range(outer):
+        for j in range(inner):
+            s = ad.sin(s * x + 0.01 * j)
+        s = s * 0.5 + x
+    return s
+
+
+@pytest.mark.parametrize("how", ["r", "f", "fr"])
+def test_loops_in_loops_are_rolled_at_every_level(nested_rolling, how):
+    F = {"r": ad.gradient_r(_loops_in_loops), "f": ad.derivative(_loops_in_loops),
+         "fr": ad.derivative(ad.gradient_r(_loops_in_loops))}[how]
+    c = ad.compile(F)
+    for x in (0.3, 0.4, -0.7, 0.3):
+        same(c, F, x)
+    assert replayed(c, 4), c.explain()
+    src = c.source()
+    assert "for t2 in range(" in src and len(src) < 8_000, len(src)
+
+
+def test_loops_in_loops_over_the_elements_of_an_argument(nested_rolling):
+    """values[...] indexed by both loops' counters."""
+    def f(x, s):
+        acc = s
+        for i in range(20):
+            for j in range(12):
+                acc = ad.sin(acc * x[i] + x[j + 3] * s)
+        return acc
+
+    def F(x, t):
+        return ad.derivative(lambda s: f(x, s))(t)
+    c = ad.compile(F)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        same(c, F, rng.standard_normal(20).tolist(), 0.4)
+    assert replayed(c, 3), c.explain()
+    src = c.source()
+    assert "for t2 in range(" in src and "values[" in src and len(src) < 8_000, len(src)
+
+
 def test_repeated_calls_with_new_arguments_rosenbrock():
     F = ad.gradient_r(rosenbrock)
     c = ad.compile(F)
@@ -617,19 +669,31 @@ def loop_programs(draw):
     return f
 
 
+@pytest.mark.parametrize("nested", [False, True], ids=["one level", "loops in loops"])
 @settings(max_examples=25, deadline=None)
 @given(loop_programs(), st.lists(st.tuples(st.floats(-1, 1), st.floats(-1, 1)), min_size=2,
                                  max_size=3), st.sampled_from(["f", "r", "fr"]))
-def test_random_loops_agree_compiled_and_eager(f, points, how):
-    """Rolled loops (the replay's ``for``) give eager's bits, whatever their bodies read."""
+def test_random_loops_agree_compiled_and_eager(nested, f, points, how):
+    """Rolled loops (the replay's ``for``) give eager's bits, whatever their bodies read; with
+    ``nested``, loops in loops are rolled at every level whenever that is shorter."""
+    was = reroll.FLAT_MOST
+    reroll.FLAT_MOST = 0 if nested else was
+    try:
+        _random_loops(f, points, how)
+    finally:
+        reroll.FLAT_MOST = was
+
+
+def _random_loops(f, points, how):
     F = {"f": lambda x, y: ad.derivative(lambda t: f(t, y))(x),
          "r": lambda x, y: ad.gradient_r(lambda v: f(v[0], v[1]))([x, y]),
          "fr": lambda x, y: ad.derivative(ad.gradient_r(lambda t: f(t, y)))(x)}[how]
     c = ad.compile(F)
     for x, y in points + points[:1]:
         same(c, F, x, y)
-    assert replayed(c), c.explain()     # (a wrong replay is caught by its check, then runs
-                                        # eagerly: right, but not replayed)
+    assert replayed(c, len(points) + 1), c.explain()    # (a wrong replay is caught by its
+                                                        # check, then runs eagerly: right,
+                                                        # but not replayed)
 
 
 def test_the_compiled_benchmark_runs_and_checks_its_values():

@@ -1,168 +1,25 @@
-"""Long runs of a repeated block of a trace, rolled back into a Python loop (see codegen).
+"""Long runs of a repeated block of a trace, rolled back into Python loops (see codegen).
 
-A loop of F leaves its body in the trace once per iteration, and the reverse sweep its partials
-once per iteration again, backwards.  Two copies of a block are the same computation when
-their operations agree (function, constants, guards' answers) and each value they read or make
-is a fixed distance further on in the trace: value ``r₀ + d·t`` in iteration t.  A run of at
-least ``MIN_REPS`` such copies covering ``MIN_OPS`` operations becomes ``for t in range(n):``.
-
-Inside a rolled loop, a value made and read in the same iteration is a local (``w3``); a value
-read from elsewhere (a later iteration, a later loop, the code after it) is kept in a list of
-its own, one per slot of the block (``s12_3[t]``); an argument's float is read from
-``values[r₀ + d·t]``.  A run whose values cannot be spelled so (it reads a varying value made
-by straight-line code) stays straight.
+The loops are found by :mod:`.loops`, loops of loops included; this module spells them.
+Inside a rolled loop, a value made and read in the same iteration is a local (``w3``, or
+``w2_3`` two loops deep); a value read from elsewhere (a later iteration, a later loop, the
+code after it) is kept in a list of its own, one per slot of the body, indexed by the loops'
+counters (``s4_3[t * 9 + t2]``); a value the previous iteration made, and the code before the
+loop the first time, is carried (``c4_0``); an argument's float is read from
+``values[r₀ + d·t]``.  Each spelling is checked against where every iteration's value was
+really made (the counters' corners suffice: both sides are affine in them), and made before it
+is read.  A loop whose values cannot be spelled so loses its first or last iteration to
+straight code, or is opened into the loops it was made of, or into straight code.
 """
+import itertools
 
+from .loops import Levels, Loop, MIN_OPS
+from .spelling import constants, counter, flat, local, reader, strides
 from .traced import Traced
 
-MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES, MULTIPLES = 4, 48, 600, 6, 16
-
-
-def _signature(op):
-    kind = op[0]
-    args = op[4] if kind == "op" else op[3]
-    if kind == "op":            # an op's constants may change from one iteration to the next
-        return (kind, op[3], tuple(None if isinstance(a, Traced) else type(a) for a in args))
-    consts = tuple(None if isinstance(a, Traced) else (type(a), a) if _hashable(a)
-                   else (type(a), id(a)) for a in args)
-    if kind == "op":
-        return (kind, op[3], consts)
-    return (kind, op[2], consts, type(op[4]), op[4] if kind == "guard" else None)
-
-
-def _hashable(a):
-    try:
-        hash(a)
-    except TypeError:
-        return False
-    return True
-
-
-def _refs(op):
-    """The values an op makes and reads, in a fixed order (made first, for an op)."""
-    kind = op[0]
-    args = op[4] if kind == "op" else op[3]
-    reads = [a.ref for a in args if isinstance(a, Traced)]
-    return ([op[1]] if kind == "op" else []) + reads
-
-
-def _consts(op):
-    return tuple(a for a in op[4] if not isinstance(a, Traced)) if op[0] == "op" else ()
-
-
-def _steps(refs, a, b, p):
-    """The distance of each value of block b's ops from block a's (None: they differ in kind)."""
-    out = []
-    for j in range(p):
-        ra, rb = refs[a + j], refs[b + j]
-        if len(ra) != len(rb):
-            return None
-        out.append(tuple([y - x for x, y in zip(ra, rb)]))
-    return out
-
-
-def _spelled_consts(ops, start, p, reps, j, names):
-    """How a rolled op spells its m-th constant: the constant, where every iteration has the
-    same; ``(i0 + d·t)`` for integers stepping evenly (``a[i]``); else the t-th of a list."""
-    each = [_consts(ops[start + j + p * t][1]) for t in range(reps)]
-    out = []
-    for m, c0 in enumerate(each[0]):
-        cs = [c[m] for c in each]
-        if all(c is c0 for c in cs) or (_hashable(c0) and all(
-                type(c) is type(c0) and _same_const(c, c0) for c in cs)):
-            out.append(names.const(c0))
-        elif type(c0) is int and all(type(c) is int for c in cs) and all(
-                cs[t] - cs[t - 1] == cs[1] - cs[0] for t in range(2, reps)):
-            out.append(f"({_affine(c0, cs[1] - c0)})")
-        else:
-            out.append(f"{names.bind(cs, 'each')}[t]")
-    return out
-
-
-def _same_const(a, b):
-    try:
-        return bool(a == b) and repr(a) == repr(b)      # (−0.0 is not 0.0; nan is nan)
-    except Exception:
-        return False
-
-
-def _runs(ops):
-    """Segments: ("line", position) or ("loop", start, period, reps, steps).
-
-    Candidate periods come from the next few positions holding the same kind of op; for each
-    period, how far the ops keep matching that far back is remembered (``reach``), so a run is
-    measured once, not again from each of its positions."""
-    ids = {}
-    sigs = [ids.setdefault(_signature(op), len(ids)) for _, op in ops]
-    refs = [_refs(op) for _, op in ops]
-    n = len(ops)
-    nxt, last = [[] for _ in range(n)], {}
-    for pos in range(n - 1, -1, -1):               # the next few positions with the same op
-        lst = last.setdefault(sigs[pos], [])
-        nxt[pos] = [q for q in lst[-1:-TRIES - 1:-1] if q - pos <= MAX_PERIOD]
-        lst.append(pos)
-    reach = {}                                     # period -> (from, to): sigs match p back
-    out, pos = [], 0
-    while pos < n:
-        best = None
-        for p in _periods(pos, nxt[pos] if n - pos >= MIN_OPS else (), sigs, refs, reach):
-            end = reach[p][1]
-            reps = (end - pos) // p + 1
-            if reps < MIN_REPS or p * reps < MIN_OPS or (best and p * reps <= best[0] * best[1]):
-                continue
-            steps = _steps(refs, pos, pos + p, p)
-            good = 1 if steps is None else 2
-            while steps is not None and good < reps and \
-                    _steps(refs, pos + (good - 1) * p, pos + good * p, p) == steps:
-                good += 1
-            if good >= MIN_REPS and p * good >= MIN_OPS and (
-                    best is None or p * good > best[0] * best[1]):
-                best = (p, good, steps)
-        if best is None:
-            out.append(("line", pos))
-            pos += 1
-        else:
-            p, reps, steps = best
-            out.append(("loop", pos, p, reps, steps))
-            pos += p * reps
-    return out, refs
-
-
-def _periods(pos, nexts, sigs, refs, reach):
-    """The periods worth measuring at ``pos``: the distances to the next positions holding the
-    same op, and their multiples up to ``MULTIPLES`` whose first op reads and makes values a
-    fixed distance on in two blocks running (a reverse sweep repeats every iteration, but the
-    lists it reads may repeat every few: a loop rolled with its body several iterations long)."""
-    n, seen = len(sigs), set()
-    for q in nexts:
-        p = q - pos
-        start, end = reach.get(p, (-1, -1))
-        if not start <= pos < end:
-            end = pos
-            while end + p < n and sigs[end] == sigs[end + p]:
-                end += 1
-            reach[p] = (pos, end)
-        if p not in seen:
-            seen.add(p)
-            yield p
-        r0 = refs[pos]
-        for k in range(2, MULTIPLES + 1):
-            big = k * p
-            if big > MAX_PERIOD or end - pos < big * (MIN_REPS - 1):
-                break
-            if big in seen:
-                continue
-            r1, r2 = refs[pos + big], refs[pos + 2 * big]
-            if all(b - a == c - b for a, b, c in zip(r0, r1, r2)):
-                seen.add(big)
-                start, known = reach.get(big, (-1, -1))
-                if not start <= pos < known:        # (sigs repeat every p, so every k·p)
-                    reach[big] = (pos, end + p - big)
-                yield big
-
-
-def _plain(a, names):
-    return f"v{a.ref}" if isinstance(a, Traced) else names.const(a)
+PEELS = 3               # iterations a loop may lose to straight code at each end
+FLAT_MOST = 8000        # lines of source rolled at one level above which loops in loops are
+                        # rolled too (straight loop bodies replay faster: a loop costs)
 
 
 def roll(ops, names, statements, n_inputs, outputs=()):
@@ -172,8 +29,16 @@ def roll(ops, names, statements, n_inputs, outputs=()):
         return statements(ops, names), _plain
     ops, moved = _dense(ops, n_inputs)
     outputs = [moved(Traced(None, None, r)).ref for r in outputs]
-    lines, spell = _roll(ops, names, statements, n_inputs, outputs)
+    lines, spell = _Roller(ops, names, statements, n_inputs, False).run(outputs)
+    if len(lines) > FLAT_MOST:  # loops in loops: rolled at every level, if that is shorter
+        nested = _Roller(ops, names, statements, n_inputs, True).run(outputs)
+        if len(nested[0]) < len(lines):
+            lines, spell = nested
     return lines, lambda a, names: spell(moved(a), names)
+
+
+def _plain(a, names):
+    return f"v{a.ref}" if isinstance(a, Traced) else names.const(a)
 
 
 def _dense(ops, n_inputs):
@@ -206,184 +71,284 @@ def _dense(ops, n_inputs):
     return out, moved
 
 
-def _roll(ops, names, statements, n_inputs, outputs):
-    segments, refs = _runs(ops)
-    if not any(s[0] == "loop" for s in segments):
-        return statements(ops, names), _plain
-    shrunk = {}
-    while True:
-        made = _made(segments, ops)
-        spell = {}                # (segment, slot, n-th value read) -> its source in the loop
+class _Fail(Exception):
+    """A value a loop reads that cannot be spelled; ``hint``: (end, loop) when what reads it
+    is that loop's first or last iterations (end "first" or "last"), else None."""
+
+    def __init__(self, hint=None):
+        self.hint = hint
+
+
+class _Roller:
+    def __init__(self, ops, names, statements, n_inputs, nested):
+        self.ops, self.names, self.statements, self.n_inputs = ops, names, statements, n_inputs
+        self.lv = Levels(ops, nested)
+        self.refs = self.lv.refs
+
+    def run(self, outputs):
+        top = self.lv.top()
+        if not any(type(it) is Loop for it in top):
+            return self.statements(self.ops, self.names), _plain
+        tries = {}
+        while True:
+            self._index(top)
+            failed = self._plan(top, outputs)
+            if not failed:
+                break
+            top = self._demote(top, failed, tries)
+        return self._emit(top), self._outside
+
+    # ---- where each value is made -----------------------------------------------------------
+
+    def _index(self, top):
+        """Each loop's place (``anc``: the loops from its root down to it; ``idx``: its item's
+        index in each), each op's path in its loops, and ``made``: value -> (loop, slot,
+        counters) for every value a loop makes."""
+        self.anc, self.idx, self.ident, self.path, self.made = {}, {}, {}, {}, {}
+        for it in top:
+            if type(it) is Loop:
+                self._place(it, [], [])
+                for pos, path in self._ops_in(it):
+                    self.path[pos] = path
+                    if self.ops[pos][1][0] != "op":
+                        continue
+                    loops = [step[0] for step in path]
+                    ds = [L.steps[k][o] for L, k, o in path]
+                    r0, (last, slot, _) = self.refs[pos][0], path[-1]
+                    for t in itertools.product(*[range(L.reps) for L in loops]):
+                        self.made[r0 + sum(d * x for d, x in zip(ds, t))] = (last, slot, t)
+
+    def _place(self, loop, anc, idx):
+        self.anc[loop], self.idx[loop] = anc + [loop], idx
+        self.ident[loop] = len(self.ident)
+        for k, it in enumerate(loop.body):
+            if type(it) is Loop:
+                self._place(it, anc + [loop], idx + [k])
+
+    def _ops_in(self, item):
+        """(position, path) of each op in ``item``: path holds (loop, index of the item in its
+        body holding the op, the op's values' offset in that item's values), root first."""
+        if type(item) is int:
+            yield item, []
+            return
+        for k, it in enumerate(item.body):
+            for pos, path in self._ops_in(it):
+                if type(it) is int:
+                    off = 0
+                else:
+                    inner, k2, o2 = path[0]
+                    off = sum(len(r) for r in inner.refs[:k2]) + o2
+                yield pos, [(item, k, off)] + path
+
+    # ---- spelling ---------------------------------------------------------------------------
+
+    def _plan(self, top, outputs):
+        """Spell every value each loop and the straight code read: {root: hint} of the loops
+        that failed (none: the spellings are kept for :meth:`_emit`)."""
+        self.kept, self.carries, self.spelled = set(), {}, {}
         failed = {}
-        for k, seg in enumerate(segments):
-            if seg[0] == "loop":
-                why = _plan(k, seg, segments, ops, refs, made, spell, n_inputs)
-                if why is not True:
-                    failed[k] = why
-        if not failed:
-            break
-        new = []
-        for k, seg in enumerate(segments):
-            if k not in failed:
-                new.append(seg)
+        for it in top:
+            if type(it) is not Loop:
+                for i, r in enumerate(self._reads(it)):
+                    self.spelled[(it, i)] = self._spell([], 0, r, ())
                 continue
-            _, start, p, reps, steps = seg        # its first or last iterations straight (they
-            end = start + p * reps                # read what straight code made)?
-            key = ("first", end) if failed[k] == "first" else ("last", start)
-            tries = shrunk[key] = shrunk.get(key, 0) + 1
-            if tries > 2 or reps - 1 < MIN_REPS or p * (reps - 1) < MIN_OPS:
-                new.append(("straight",) + seg[1:])
-            elif key[0] == "first":
-                new += [("straight", start, p, 1, steps), ("loop", start + p, p, reps - 1, steps)]
-            else:
-                new += [("loop", start, p, reps - 1, steps),
-                        ("straight", start + p * (reps - 1), p, 1, steps)]
-        segments = new
-    kept = set()                  # (segment, slot) whose values are read outside their iteration
-    for k, seg in enumerate(segments):
-        if seg[0] == "loop":
-            kept.update((src, slot) for src, slot in spell.pop(("kept", k), ()))
-            continue
-        positions = [seg[1]] if seg[0] == "line" else range(seg[1], seg[1] + seg[2] * seg[3])
-        for pos in positions:                      # straight-line code reading rolled values
-            for r in refs[pos][1 if ops[pos][1][0] == "op" else 0:]:
-                m = made.get(r)
-                if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
-                    kept.add((m[1], m[2]))
-    for r in outputs:
-        m = made.get(r)
-        if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
-            kept.add((m[1], m[2]))
-    outside = _outside(made, segments)
-    lines = []
-    for k, seg in enumerate(segments):
-        if seg[0] == "line":
-            lines += statements([ops[seg[1]]], names, ref=outside)
-        elif seg[0] == "straight":
-            _, start, p, reps, _ = seg
-            lines += statements(ops[start:start + p * reps], names, ref=outside)
-        else:
-            lines += _loop(k, seg, ops, refs, names, statements, kept, spell, outside)
-    return [f"    s{k}_{j} = [None] * {segments[k][3]}" for k, j in sorted(kept)] + lines, outside
+            try:
+                for pos, path in self._ops_in(it):
+                    first = 1 if self.ops[pos][1][0] == "op" else 0
+                    for i, r in enumerate(self.refs[pos][first:]):
+                        ds = tuple(L.steps[k][o + first + i] for L, k, o in path)
+                        self.spelled[(pos, i)] = self._spell(path, len(path), r, ds)
+            except _Fail as e:
+                failed[it] = e.hint
+        for r in outputs:
+            self._spell([], 0, r, ())
+        return failed
 
+    def _reads(self, pos):
+        return self.refs[pos][1 if self.ops[pos][1][0] == "op" else 0:]
 
-def _made(segments, ops):
-    """ref -> ("line",) | ("loop", segment number, slot, t): where each value is made."""
-    made = {}
-    for k, seg in enumerate(segments):
-        if seg[0] == "line":
-            op = ops[seg[1]][1]
-            if op[0] == "op":
-                made[op[1]] = ("line",)
-        elif seg[0] == "loop":
-            _, start, p, reps, steps = seg
-            for j in range(p):
-                op = ops[start + j][1]
-                if op[0] == "op":
-                    for t in range(reps):
-                        made[op[1] + steps[j][0] * t] = ("loop", k, j, t)
-    return made
+    def _spell(self, path, q, base, ds):
+        """Source for the value ``base + Σ ds[l]·t_l`` read at depth q of ``path`` (in its
+        loop's body, at the item holding the reader)."""
+        while q and ds[q - 1] == 0:
+            q -= 1
+        made = self.made
+        if q == 0:
+            m = made.get(base)
+            if m is None:
+                return f"v{base}"
+            if path and self.anc[m[0]][0] is path[0][0]:
+                raise _Fail()               # one iteration's value, read by every iteration
+            return self._element(*m)
+        loops = [step[0] for step in path[:q]]
+        unit = [tuple(int(m == l) for m in range(q)) for l in range(q)]
+        zero = (0,) * q
 
+        def at(t):
+            return made.get(base + sum(d * x for d, x in zip(ds, t)))
+        here, k_here = path[q - 1][0], path[q - 1][1]
+        m0 = at(zero)
+        if m0 is not None and m0[0] is here and m0[2] == zero and m0[1] < k_here and all(
+                at(e) == (here, m0[1], e) for e in unit):
+            return local(q, m0[1])                   # made earlier in this iteration
+        m1 = at(unit[-1])
+        if m1 is not None and self._carried(m1, here, q, at, unit, m0):
+            init = self._spell(path, q - 1, base, ds)     # carried: the previous iteration's
+            maker, slot, u1 = m1                          # value, the first time one before
+            if maker is here:
+                update = local(q, slot)
+            else:                                         # (made in a loop inside)
+                apart = strides(self.anc[maker])
+                self.kept.add((maker, slot))
+                inner = sum(st * u for st, u in zip(apart[q:], u1[q:]))
+                update = f"s{self.ident[maker]}_{slot}[{flat(inner, apart[:q], loops)}]"
+            names = self.carries.setdefault(here, {})
+            key = (update, init)
+            if key not in names:
+                names[key] = f"c{self.ident[here]}_{len(names)}"
+            return names[key]
+        corners = list(itertools.product(*[(0, L.reps - 1) for L in loops]))
+        refs = [base + sum(d * x for d, x in zip(ds, c)) for c in corners]
+        if all(0 <= r < self.n_inputs for r in refs):
+            return f"values[{flat(base, ds[:q], loops)}]"
+        return self._listed(path, q, loops, unit, corners, at, m0)
 
-def _outside(made, segments):
-    """How straight-line code spells a value: a local, or a rolled loop's list item."""
-    def ref(a, names):
+    def _carried(self, m1, here, q, at, unit, m0):
+        """Whether the value read is one the previous iteration of loop ``here`` made (in its
+        body, or in a loop inside it), from its second iteration on: ``m1`` made it for the
+        second, in the first."""
+        maker, slot, u1 = m1
+        anc = self.anc[maker]
+        if len(anc) < q or anc[q - 1] is not here or any(u1[:q]) or (
+                m0 is not None and m0[:2] == m1[:2]):
+            return False
+
+        def moved(e):
+            return u1[:q - 1] + (u1[q - 1] + 1,) + u1[q:] if e is None else \
+                tuple(a + b for a, b in zip(e, u1[:q])) + u1[q:]
+        twice = tuple(2 * x for x in unit[-1])
+        return at(twice) == (maker, slot, moved(None)) and all(
+            at(tuple(a + b for a, b in zip(e, unit[-1]))) == (maker, slot, moved(e))
+            for e in unit[:-1])
+
+    def _listed(self, path, q, loops, unit, corners, at, m0):
+        """A value of another iteration or loop: an item of its slot's list."""
+        first = _Fail()                     # (only some loop's first iterations?)
+        for l in range(q - 1, -1, -1):
+            n = loops[l].reps
+            m1 = at(tuple((n - 2) * x for x in unit[l]))
+            m2 = at(tuple((n - 1) * x for x in unit[l]))
+            if m1 is not None and m2 is not None and m1[:2] == m2[:2] and (
+                    m0 is None or m0[:2] != m1[:2]):
+                first = _Fail(("first", loops[l]))
+                break
+        if m0 is None:
+            raise first
+        maker, slot, u0 = m0
+        us = [at(e) for e in unit]
+        if any(m is None or m[0] is not maker or m[1] != slot for m in us):
+            raise first
+        coef = [tuple(a - b for a, b in zip(m[2], u0)) for m in us]
+        for c in corners:
+            u = tuple(u0[j] + sum(c[l] * coef[l][j] for l in range(q)) for j in range(len(u0)))
+            if at(c) != (maker, slot, u):     # (some loop's last iterations read elsewhere)
+                last = [l for l in range(q) if c[l]]
+                raise _Fail(("last", loops[last[-1]]) if last else None)
+        anc, mine = self.anc[maker], loops
+        a = 0
+        while a < min(len(anc), len(mine)) and anc[a] is mine[a]:
+            a += 1
+        for j in range(a):                  # the loops both are in: the maker's iteration no
+            if any(coef[l][j] != (l == j) for l in range(q)) or u0[j] > 0:     # later
+                raise _Fail()
+        if a and not any(u0[:a]):           # the same iterations: the maker's item first
+            where = (self.idx[maker] + [slot])[a - 1]
+            if not where < path[a - 1][1]:
+                raise _Fail()
+        apart = strides(self.anc[maker])
+        flat0 = sum(s * u for s, u in zip(apart, u0))
+        coefs = [sum(s * coef[l][j] for j, s in enumerate(apart)) for l in range(q)]
+        self.kept.add((maker, slot))
+        return f"s{self.ident[maker]}_{slot}[{flat(flat0, coefs, loops)}]"
+
+    def _element(self, maker, slot, u):
+        self.kept.add((maker, slot))
+        index = sum(s * x for s, x in zip(strides(self.anc[maker]), u))
+        return f"s{self.ident[maker]}_{slot}[{index}]"
+
+    def _outside(self, a, names):
+        """How straight-line code after the loops spells a value (F's result)."""
         if not isinstance(a, Traced):
             return names.const(a)
-        m = made.get(a.ref)
-        if m is not None and m[0] == "loop" and segments[m[1]][0] == "loop":
-            return f"s{m[1]}_{m[2]}[{m[3]}]"
-        return f"v{a.ref}"
-    return ref
+        return self._spell([], 0, a.ref, ())
 
+    # ---- when a loop cannot be spelled ------------------------------------------------------
 
-def _plan(k, seg, segments, ops, refs, made, spell, n_inputs):
-    """How loop k spells each value it reads: True, else why one cannot be spelled ("first":
-    its first iteration reads what straight code made; False: something else)."""
-    _, start, p, reps, steps = seg
-    kept = spell.setdefault(("kept", k), [])
-    for j in range(p):
-        op = ops[start + j][1]
-        first = 1 if op[0] == "op" else 0
-        for i, (r0, d) in enumerate(zip(refs[start + j][first:], steps[j][first:])):
-            m0 = made.get(r0)
-            if d == 0:
-                if m0 is not None and m0[0] == "loop":
-                    if segments[m0[1]][0] != "loop" or m0[1] == k:
-                        return False
-                    spell[(k, j, i)] = f"s{m0[1]}_{m0[2]}[{m0[3]}]"
-                    kept.append((m0[1], m0[2]))
-                else:
-                    spell[(k, j, i)] = f"v{r0}"
+    def _demote(self, top, failed, tries):
+        """``top`` with each failed loop, or a loop inside it, losing its first or last
+        iteration to straight code (``PEELS`` at most at each end); else the loop opened into
+        the items it was rolled from."""
+        lv, out = self.lv, []
+        for root in top:
+            hint = failed.get(root, 0)
+            if hint == 0:
+                out.append(root)
                 continue
-            if 0 <= r0 < n_inputs and 0 <= r0 + d * (reps - 1) < n_inputs:
-                spell[(k, j, i)] = f"values[{_affine(r0, d)}]"
+            if hint is not None:
+                end, loop = hint
+                key = (end, loop.end if end == "first" else loop.start)
+                tries[key] = tries.get(key, 0) + 1
+                if tries[key] > PEELS or loop.reshaped:
+                    hint = None
+            if hint is None:
+                out += lv.below(root.level - 1, root.start, root.end)
                 continue
-            m1 = made.get(r0 + d)
-            if m1 is not None and m1[0] == "loop" and m1[1] == k and m1[3] == 0 and \
-                    (m0 is None or m0[1:2] != (k,)) and made.get(r0 + 2 * d) == ("loop", k, m1[2], 1):
-                # carried: the previous iteration's value, the first time a value from before
-                name = f"c{j}_{i}"
-                spell[(k, j, i)] = name
-                spell.setdefault(("carry", k), []).append((name, r0, m1[2]))
-                if m0 is not None and m0[0] == "loop":
-                    if segments[m0[1]][0] != "loop":
-                        return False
-                    kept.append((m0[1], m0[2]))
+            pieces = lv.peel(loop, end)
+            if loop is root:
+                for piece in pieces:
+                    out += piece if type(piece) is list else [piece]
+            else:
+                out.append(lv.inside(loop, pieces, self.anc[loop], self.idx[loop]))
+        return out
+
+    # ---- the source -------------------------------------------------------------------------
+
+    def _emit(self, top):
+        lines = []
+        for loop, slot in sorted(self.kept, key=lambda k: (self.ident[k[0]], k[1])):
+            size = 1
+            for L in self.anc[loop]:
+                size *= L.reps
+            lines.append(f"    s{self.ident[loop]}_{slot} = [None] * {size}")
+        for it in top:
+            if type(it) is Loop:
+                lines += self._loop(it, 1)
                 continue
-            if m0 is None or m1 is None or m0[0] != "loop" or m1[0] != "loop" or \
-                    m0[1] != m1[1] or m0[2] != m1[2] or segments[m0[1]][0] != "loop":
-                m2 = made.get(r0 + 2 * d)
-                if m1 is not None and m2 is not None and m1[0] == m2[0] == "loop" and \
-                        m1[1:3] == m2[1:3] and segments[m1[1]][0] == "loop":
-                    return "first"  # its first iteration reads what straight code made
-                return False
-            src, slot, dt = m0[1], m0[2], m1[3] - m0[3]
-            if made.get(r0 + d * (reps - 1)) != ("loop", src, slot, m0[3] + dt * (reps - 1)):
-                return False        # its last iteration reads a value from elsewhere
-            if src == k and m0[3] == 0 and dt == 1 and slot < j:
-                spell[(k, j, i)] = f"w{slot}"               # made earlier in this iteration
+            spelled = [self.spelled[(it, i)] for i in range(len(self._reads(it)))]
+            lines += self.statements([self.ops[it]], self.names,
+                                     ref=reader(spelled, None))
+        return lines
+
+    def _loop(self, loop, depth):
+        pad = "    " * depth
+        lines = [f"{pad}{name} = {init}" for (_, init), name in
+                 self.carries.get(loop, {}).items()]
+        n, outer = loop.reps, counter(depth - 1)
+        lines.append(f"{pad}for {counter(depth)} in range({n}):" if depth == 1 else
+                     f"{pad}for {counter(depth)} in range({n} * {outer}, {n} * {outer} + {n}):")
+        for k, it in enumerate(loop.body):
+            if type(it) is Loop:
+                lines += self._loop(it, depth + 1)
                 continue
-            spell[(k, j, i)] = f"s{src}_{slot}[{_affine(m0[3], dt)}]"
-            kept.append((src, slot))
-    return True
-
-
-def _affine(a, b):
-    if b == 0:
-        return str(a)
-    term = "t" if abs(b) == 1 else f"{abs(b)} * t"
-    if a == 0:
-        return term if b > 0 else f"-{term}"
-    return f"{a} + {term}" if b > 0 else f"{a} - {term}"
-
-
-def _loop(k, seg, ops, refs, names, statements, kept, spell, outside):
-    _, start, p, reps, steps = seg
-    lines = []
-    carried = spell.get(("carry", k), [])
-    for name, r0, _ in carried:
-        lines.append(f"    {name} = {outside(Traced(None, None, r0), names)}")
-    lines.append(f"    for t in range({reps}):")
-    for j in range(p):
-        index, op = ops[start + j]
-        reads = len(refs[start + j]) - (1 if op[0] == "op" else 0)
-        seen, counted = [], []
-        consts = _spelled_consts(ops, start, p, reps, j, names) if op[0] == "op" else ()
-
-        def ref(a, names, j=j, seen=seen, reads=reads, counted=counted, consts=consts):
-            if not isinstance(a, Traced):
-                if not consts:
-                    return names.const(a)
-                m = len(counted) % len(consts)
-                counted.append(a)
-                return consts[m]
-            i = len(seen) % reads
-            seen.append(a)
-            return spell[(k, j, i)]
-        lines += statements([(index, op)], names, ref=ref, target=lambda r, j=j: f"w{j}",
-                            indent="        ")
-        if (k, j) in kept:
-            lines.append(f"        s{k}_{j}[t] = w{j}")
-    lines += [f"        {name} = w{slot}" for name, _, slot in carried]
-    return lines
+            reads = self._reads(it)
+            spelled = [self.spelled[(it, i)] for i in range(len(reads))]
+            lines += self.statements([self.ops[it]], self.names,
+                                     ref=reader(spelled, constants(
+                                         self.ops, it, self.path.get(it), self.names)),
+                                     target=lambda r, k=k: local(depth, k), indent=pad + "    ")
+            if (loop, k) in self.kept:
+                lines.append(f"{pad}    s{self.ident[loop]}_{k}[{counter(depth)}] = "
+                             f"{local(depth, k)}")
+        lines += [f"{pad}    {name} = {update}"
+                  for (update, _), name in self.carries.get(loop, {}).items()]
+        return lines
