@@ -547,18 +547,18 @@ def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
 def nested_rolling():
     """Loops in loops rolled at every level whenever that is shorter (by default only when
     rolling at one level leaves thousands of lines)."""
-    was = reroll.FLAT_MOST
-    reroll.FLAT_MOST = 0
+    was = reroll.FLAT_MOST, reroll.ALIKE
+    reroll.FLAT_MOST = reroll.ALIKE = 0
     yield
-    reroll.FLAT_MOST = was
+    reroll.FLAT_MOST, reroll.ALIKE = was
 
 
-def _loops_in_loops(x, inner=30, outer=25):
-    s = x
-    for i in range(outer):
+def _loops_in_loops(x, inner=160, outer=10):       # (an outer body too long to roll as one)
+    s = x                                           # (every iteration's values count: none
+    for i in range(outer):                          # fades from the result)
         for j in range(inner):
-            s = ad.sin(s * x + 0.01 * j)
-        s = s * 0.5 + x
+            s = s + ad.sin(s * 0.001 + x * (0.001 * j + 0.37 * i + 0.1))
+        s = s * 0.9 + x
     return s
 
 
@@ -578,9 +578,9 @@ def test_loops_in_loops_over_the_elements_of_an_argument(nested_rolling):
     """values[...] indexed by both loops' counters."""
     def f(x, s):
         acc = s
-        for i in range(20):
-            for j in range(12):
-                acc = ad.sin(acc * x[i] + x[j + 3] * s)
+        for i in range(8):
+            for j in range(150):
+                acc = acc + ad.sin(acc * 0.001 + x[i] * x[j + 3] * s)
         return acc
 
     def F(x, t):
@@ -588,7 +588,7 @@ def test_loops_in_loops_over_the_elements_of_an_argument(nested_rolling):
     c = ad.compile(F)
     rng = np.random.default_rng(3)
     for _ in range(3):
-        same(c, F, rng.standard_normal(20).tolist(), 0.4)
+        same(c, F, rng.standard_normal(160).tolist(), 0.4)
     assert replayed(c, 3), c.explain()
     src = c.source()
     assert "for t2 in range(" in src and "values[" in src and len(src) < 8_000, len(src)
@@ -676,12 +676,13 @@ def loop_programs(draw):
 def test_random_loops_agree_compiled_and_eager(nested, f, points, how):
     """Rolled loops (the replay's ``for``) give eager's bits, whatever their bodies read; with
     ``nested``, loops in loops are rolled at every level whenever that is shorter."""
-    was = reroll.FLAT_MOST
-    reroll.FLAT_MOST = 0 if nested else was
+    was = reroll.FLAT_MOST, reroll.ALIKE
+    if nested:
+        reroll.FLAT_MOST = reroll.ALIKE = 0
     try:
         _random_loops(f, points, how)
     finally:
-        reroll.FLAT_MOST = was
+        reroll.FLAT_MOST, reroll.ALIKE = was
 
 
 def _random_loops(f, points, how):

@@ -13,13 +13,14 @@ straight code, or is opened into the loops it was made of, or into straight code
 """
 import itertools
 
-from .loops import Levels, Loop, MIN_OPS
+from .loops import Levels, Loop, MIN_OPS, MIN_REPS
 from .spelling import constants, counter, flat, local, reader, strides
 from .traced import Traced
 
 PEELS = 3               # iterations a loop may lose to straight code at each end
 FLAT_MOST = 8000        # lines of source rolled at one level above which loops in loops are
-                        # rolled too (straight loop bodies replay faster: a loop costs)
+                        # rolled too (straight loop bodies replay faster: a loop costs) ...
+ALIKE = MIN_REPS        # ... when as many loops rolled at one level are the same loop
 
 
 def roll(ops, names, statements, n_inputs, outputs=()):
@@ -29,8 +30,10 @@ def roll(ops, names, statements, n_inputs, outputs=()):
         return statements(ops, names), _plain
     ops, moved = _dense(ops, n_inputs)
     outputs = [moved(Traced(None, None, r)).ref for r in outputs]
-    lines, spell = _Roller(ops, names, statements, n_inputs, False).run(outputs)
-    if len(lines) > FLAT_MOST:  # loops in loops: rolled at every level, if that is shorter
+    flat = _Roller(ops, names, statements, n_inputs, False)
+    lines, spell = flat.run(outputs)
+    if len(lines) > FLAT_MOST and flat.alike() >= ALIKE:
+        # loops in loops (the same loop again and again): rolled at every level, if shorter
         nested = _Roller(ops, names, statements, n_inputs, True).run(outputs)
         if len(nested[0]) < len(lines):
             lines, spell = nested
@@ -82,6 +85,7 @@ class _Fail(Exception):
 class _Roller:
     def __init__(self, ops, names, statements, n_inputs, nested):
         self.ops, self.names, self.statements, self.n_inputs = ops, names, statements, n_inputs
+        self.top = ()
         self.lv = Levels(ops, nested)
         self.refs = self.lv.refs
 
@@ -96,7 +100,17 @@ class _Roller:
             if not failed:
                 break
             top = self._demote(top, failed, tries)
+        self.top = top
         return self._emit(top), self._outside
+
+    def alike(self):
+        """How many of the loops rolled are the same loop (body, trip count, steps), at most:
+        fewer than ``MIN_REPS``, and no loop around them could be rolled."""
+        counts = {}
+        for it in self.top:
+            if type(it) is Loop:
+                counts[it.sig] = counts.get(it.sig, 0) + 1
+        return max(counts.values(), default=0)
 
     # ---- where each value is made -----------------------------------------------------------
 
