@@ -504,12 +504,28 @@ def test_source_is_valid_python_registered_with_linecache():
 
 
 def test_long_loops_are_rolled():
+    """A loop's last values are read after it from names of their own, and a result made of
+    one list's consecutive items is a slice of it (the gradient: ``*s1_6[2996::-1]``)."""
     c = ad.compile(ad.gradient_r(rosenbrock))
-    for n in (10, 3000):
-        x = [0.5 + 0.01 * k for k in range(n)]
+    for call, n in enumerate((10, 3000, 3000)):
+        x = [0.5 + 0.01 * k + 0.01 * call * math.sin(k) for k in range(n)]
         same(c, ad.gradient_r(rosenbrock), x)
-    assert len(c.source()) < 40_000                  # 60 000 operations recorded
-    assert "for t in range(" in c.source()
+    assert replayed(c), c.explain()
+    src = c.source()
+    assert len(src) < 3_000, len(src)                 # 60 000 operations recorded
+    assert "for t in range(" in src and "::-1]" in src and " = w" in src
+
+
+def test_runs_of_a_lists_items_in_a_result_are_slices():
+    from dvlad.operators.compile.outputs import _joined
+    down = [f"s1_6[{i}]" for i in range(20, 10, -1)]
+    assert _joined(["v1", "l1_6"] + down[-8:] + ["s1_6[2]"]) == \
+        "v1, l1_6, *s1_6[18:10:-1], s1_6[2]"
+    assert _joined(down + [f"s1_6[{i}]" for i in range(10, -1, -1)]) == "*s1_6[20::-1]"
+    assert _joined([f"s2_0[{i}]" for i in range(3, 12)] + ["s2_1[12]"]) == \
+        "*s2_0[3:12], s2_1[12]"
+    short = [f"s1_6[{i}]" for i in range(7)] + [f"s1_6[{i}]" for i in range(0, 20, 2)]
+    assert _joined(short) == ", ".join(short)       # 7 in a run; then steps of 2
 
 
 def test_a_loop_is_rolled_when_values_left_out_fall_unevenly_between_its_iterations():
@@ -529,6 +545,30 @@ def test_a_loop_is_rolled_when_values_left_out_fall_unevenly_between_its_iterati
     assert replayed(c), c.explain()
     assert len(c.source()) < 20_000, len(c.source())
 
+
+def test_the_reverse_sweep_of_a_loop_of_few_kinds_of_op_is_rolled():
+    """A reverse sweep over a forward derivative: each iteration's block is ~100 products and
+    sums, so the next few ops of the same kind all lie inside one block; the block's length is
+    found from the next places where the same run of ops starts (particle RF left megabytes)."""
+    def step(x, w):
+        a, b = x
+        for c in (1.0, 2.0 - w, 3.0):
+            r0, r1 = a - c, b + c
+            d = ad.sqrt(r0 * r0 + r1 * r1)
+            a, b = a + 0.01 * r0 / d, b - 0.01 * r1 / d
+        return [a, b]
+
+    def f(ws):
+        x = [0.5, 0.25]
+        for _ in range(120):
+            x = step(x, ws[0])
+        return x[0] * x[1]
+    G = ad.gradient_r(f)
+    c = ad.compile(lambda w: G([w]))
+    for w in (0.3, 0.2, -0.1):
+        same(c, lambda w: G([w]), w)
+    assert replayed(c), c.explain()
+    assert len(c.source()) < 20_000, len(c.source())   # 14 601 operations; 193 kB before
 
 def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
     def f(x, y):

@@ -11,7 +11,7 @@ the sequence of ops and loops found, so a loop around loops is a loop of loops.
 
 from .traced import Traced
 
-MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES, MULTIPLES, LEVELS = 4, 48, 600, 6, 16, 4
+MIN_REPS, MIN_OPS, MAX_PERIOD, TRIES, MULTIPLES, LEVELS, WINDOW = 4, 48, 600, 6, 16, 4, 8
 
 
 class Loop:
@@ -200,17 +200,26 @@ def _steps(refs, a, b, p):
 def _runs(sigs, refs, weights, nested=True):
     """[(start, period, reps, steps)]: the runs of repeated blocks, left to right.
 
-    Candidate periods come from the next few positions holding the same kind of item and their
-    multiples (:func:`_periods`); for each period, how far the items keep matching that far back
-    is remembered (``reach``), so a run is measured once, not again from each of its positions.
+    Candidate periods come from the next few positions holding the same kind of item, or the
+    same ``WINDOW`` items running, and their multiples (:func:`_periods`); for each period, how
+    far the items keep matching that far back is remembered (``reach``), so a run is measured
+    once, not again from each of its positions.
     At a position, the shortest period that rolls is taken, and a loop starting inside its
     first block before it: a loop inside a loop is found first, and the loop around it at the
     next level (``nested``; else the period covering most, at one level)."""
     n = len(sigs)
-    nxt, last = [[] for _ in range(n)], {}
-    for pos in range(n - 1, -1, -1):               # the next few positions with the same item
+    # the next few positions with the same item, and those with the same WINDOW items: a
+    # sweep's block holds many ops of one kind, so its length is seldom among the first few
+    # distances to the same op
+    nxt, last, runs_of = [[] for _ in range(n)], {}, {}
+    for pos in range(n - 1, -1, -1):
         lst = last.setdefault(sigs[pos], [])
-        nxt[pos] = [q for q in lst[-1:-TRIES - 1:-1] if q - pos <= MAX_PERIOD]
+        got = lst[-1:-TRIES - 1:-1]
+        if n - pos > WINDOW:
+            more = runs_of.setdefault(tuple(sigs[pos:pos + WINDOW]), [])
+            got = sorted(set(got).union(more[-1:-TRIES - 1:-1]))
+            more.append(pos)
+        nxt[pos] = [q for q in got if q - pos <= MAX_PERIOD]
         lst.append(pos)
     total = [0]
     for w in weights:

@@ -1,5 +1,6 @@
 """The ends of a replay: the checks of the places F reads, before its body, and F's result
 rebuilt after it (its arrays as many objects as F returned, its constant arrays fresh)."""
+import re
 import types
 
 import numpy as np
@@ -39,10 +40,10 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
         return output_source(x, names, into, alias, spell, made, inputs)
 
     if t is tuple:
-        items = ", ".join(map(inner, out))
+        items = _joined(list(map(inner, out)))
         return f"({items},)" if len(out) == 1 else f"({items})"
     if t is list:
-        return "[" + ", ".join(map(inner, out)) + "]"
+        return "[" + _joined(list(map(inner, out))) + "]"
     if t is dict:
         return "{" + ", ".join(f"{inner(k, set())}: {inner(v)}" for k, v in out.items()) + "}"
     if isinstance(out, tuple) and hasattr(t, "_fields"):
@@ -50,6 +51,36 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
         return f"{names.bind(t, t.__name__)}({items})"
     raise Untraceable(f"F returned a {t.__name__} (a replay rebuilds numbers, tuples, lists "
                       f"and dicts)")
+
+
+_ELEMENT = re.compile(r"(s\d+_\d+)\[(\d+)\]\Z")     # an item of a rolled loop's list
+RUN = 8
+
+
+def _joined(texts):
+    """Items of a list or tuple display, a run of ``RUN`` or more consecutive items of one of
+    a rolled loop's lists (a gradient's elements) as one starred slice: ``*s1_6[9996::-1]``."""
+    out, k = [], 0
+    while k < len(texts):
+        first, end, step = _ELEMENT.match(texts[k]), k + 1, 0
+        if first and end < len(texts):
+            name, i = first.group(1), int(first.group(2))
+            m = _ELEMENT.match(texts[end])
+            step = int(m.group(2)) - i if m and m.group(1) == name else 0
+            while step in (1, -1) and end < len(texts):
+                m = _ELEMENT.match(texts[end])
+                if not m or m.group(1) != name or int(m.group(2)) != i + (end - k) * step:
+                    break
+                end += 1
+        if end - k < RUN:
+            out.append(texts[k])
+            k += 1
+            continue
+        stop = i + (end - k) * step
+        out.append(f"*{name}[{i}:{stop}]" if step == 1 else
+                   f"*{name}[{i}::-1]" if stop < 0 else f"*{name}[{i}:{stop}:-1]")
+        k = end
+    return ", ".join(out)
 
 
 def check_source(entries, names, indent="    "):

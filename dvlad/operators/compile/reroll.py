@@ -159,7 +159,7 @@ class _Roller:
     def _plan(self, top, outputs):
         """Spell every value each loop and the straight code read: {root: hint} of the loops
         that failed (none: the spellings are kept for :meth:`_emit`)."""
-        self.kept, self.carries, self.spelled = set(), {}, {}
+        self.kept, self.lasts, self.carries, self.spelled = set(), set(), {}, {}
         failed = {}
         for it in top:
             if type(it) is not Loop:
@@ -286,6 +286,12 @@ class _Roller:
         return f"s{self.ident[maker]}_{slot}[{flat(flat0, coefs, loops)}]"
 
     def _element(self, maker, slot, u):
+        """The value of slot ``slot`` that loop ``maker`` made in iteration ``u``, read after
+        its root loop: the last one is what its local holds when the loop ends, kept in a name
+        of its own (``l…``) without a list."""
+        if all(x == L.reps - 1 for x, L in zip(u, self.anc[maker])):
+            self.lasts.add((maker, slot))
+            return f"l{self.ident[maker]}_{slot}"
         self.kept.add((maker, slot))
         index = sum(s * x for s, x in zip(strides(self.anc[maker]), u))
         return f"s{self.ident[maker]}_{slot}[{index}]"
@@ -365,4 +371,5 @@ class _Roller:
                              f"{local(depth, k)}")
         lines += [f"{pad}    {name} = {update}"
                   for (update, _), name in self.carries.get(loop, {}).items()]
-        return lines
+        return lines + [f"{pad}l{self.ident[loop]}_{k} = {local(depth, k)}"
+                        for k in range(len(loop.body)) if (loop, k) in self.lasts]
