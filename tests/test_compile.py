@@ -570,6 +570,7 @@ def test_the_reverse_sweep_of_a_loop_of_few_kinds_of_op_is_rolled():
     assert replayed(c), c.explain()
     assert len(c.source()) < 20_000, len(c.source())   # 14 601 operations; 193 kB before
 
+
 def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
     def f(x, y):
         s = 0.0
@@ -632,6 +633,29 @@ def test_loops_in_loops_over_the_elements_of_an_argument(nested_rolling):
     assert replayed(c, 3), c.explain()
     src = c.source()
     assert "for t2 in range(" in src and "values[" in src and len(src) < 8_000, len(src)
+
+
+def test_a_read_repeated_in_a_loop_body_is_made_once_where_first_made(nested_rolling):
+    """The outer body reads a value the inner loop made in the same iteration twice
+    (``mid * mid``): one local, made after the inner loop wrote it, not at the top of the body;
+    the sweep's reads of one iteration's values share their index (``j1_0 = 80 + 81 * t``)."""
+    def f(x):
+        s = x
+        for i in range(10):
+            for j in range(160):
+                s = s + ad.sin(s * 0.001 + x * (0.001 * j + 0.37 * i + 0.1))
+                if j == 80:
+                    mid = s
+            s = s + mid * mid * 0.01
+        return s
+    F = ad.gradient_r(f)
+    c = ad.compile(F)
+    for x in (0.3, 0.7, -0.4):
+        same(c, F, x)
+    assert replayed(c, 3), c.explain()
+    body = c.source().split("for t2 in range(160 * t, 160 * t + 160):")[1]
+    assert "x1_0 = s" in body and " = x1_0 * x1_0" in body     # (after the inner loop)
+    assert "j1_0 = " in c.source()
 
 
 def test_repeated_calls_with_new_arguments_rosenbrock():

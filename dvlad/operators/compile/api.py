@@ -3,6 +3,7 @@ import builtins
 import collections
 import functools
 import os
+from operator import countOf
 import threading
 
 import numpy as np
@@ -22,7 +23,6 @@ from .watch import Watch
 
 _FLOATS = (float, np.float64, np.float32, np.float16, np.longdouble)
 _STATIC = (int, bool, str, bytes, complex, type(None))
-_JUST_FLOAT = {float}
 _DEBUG = bool(os.environ.get("DVLAD_COMPILE_DEBUG"))     # print why a trace failed
 
 
@@ -30,9 +30,10 @@ class NotCompiledError(DvladError, RuntimeError):
     """``source()`` of a compiled function that has no trace (not called yet, or run eagerly)."""
 
 
-def _kind(x, leaves, objects):
+def _kind(x, leaves, objects, arrays):
     """The part of the cache key for argument x; its float leaves go to ``leaves`` (they become
-    traced inputs) and the other objects a trace would read to ``objects``."""
+    traced inputs), its arrays to ``arrays`` too, and the other objects a trace would read to
+    ``objects``."""
     t = type(x)
     if t in _FLOATS:
         leaves.append(x)
@@ -44,12 +45,12 @@ def _kind(x, leaves, objects):
     if t in _STATIC:
         return (t, x)
     if t is tuple or t is list:
-        if len(x) > 8 and set(map(type, x)) == _JUST_FLOAT:     # a vector: in one step
+        if len(x) > 8 and countOf(map(type, x), float) == len(x):    # a vector: in one step
             leaves.extend(x)
             return (t, float, len(x))
-        return (t, tuple(_kind(v, leaves, objects) for v in x))
+        return (t, tuple(_kind(v, leaves, objects, arrays) for v in x))
     if t is dict:
-        return (t, tuple((k, _kind(v, leaves, objects)) for k, v in x.items()))
+        return (t, tuple((k, _kind(v, leaves, objects, arrays)) for k, v in x.items()))
     if isinstance(x, (ADNumber, Traced)):
         raise _Eager("called with dvlad numbers (inside an outer derivative, or inside another "
                      "compiled function's trace): F runs eagerly, as part of the outer call")
@@ -58,12 +59,13 @@ def _kind(x, leaves, objects):
             raise _Eager(f"called with an array of dtype {x.dtype} (arrays of real numbers, "
                          f"integers and booleans are traced)")
         leaves.append(x)
+        arrays.append(x)
         return (t, x.shape, x.dtype.str, x.strides, x.flags.writeable)
     if isinstance(x, np.ndarray):
         raise _Eager(f"called with a {t.__name__} (an ndarray subclass: plain numpy arrays "
                      f"are traced)")
     if isinstance(x, tuple) and hasattr(t, "_fields"):
-        return (t, tuple(_kind(v, leaves, objects) for v in x))
+        return (t, tuple(_kind(v, leaves, objects, arrays) for v in x))
     try:
         hash(x)
     except TypeError:
@@ -163,11 +165,11 @@ class Compiled:
     def _call(self, args, kwargs):
         """The general path: the kind of the arguments, its traces, a new trace if none
         answers.  (The entry function inlines the newest trace of float arguments.)"""
-        leaves, objects = [], []
+        leaves, objects, arrays = [], [], []
         try:
-            key = (tuple(_kind(a, leaves, objects) for a in args),
-                   tuple((k, _kind(v, leaves, objects)) for k, v in kwargs.items()))
-            if len(leaves) > 1 and any(type(v) is np.ndarray for v in leaves):
+            key = (tuple(_kind(a, leaves, objects, arrays) for a in args),
+                   tuple((k, _kind(v, leaves, objects, arrays)) for k, v in kwargs.items()))
+            if len(leaves) > 1 and arrays:
                 key += (_aliases(leaves),)
         except _Eager as e:
             self._note(f"eager: {e}")

@@ -14,7 +14,7 @@ straight code, or is opened into the loops it was made of, or into straight code
 import itertools
 
 from .loops import Levels, Loop, MIN_OPS, MIN_REPS
-from .spelling import constants, counter, flat, local, reader, strides
+from .spelling import constants, counter, flat, local, reader, shared, strides
 from .traced import Traced
 
 PEELS = 3               # iterations a loop may lose to straight code at each end
@@ -356,12 +356,16 @@ class _Roller:
         n, outer = loop.reps, counter(depth - 1)
         lines.append(f"{pad}for {counter(depth)} in range({n}):" if depth == 1 else
                      f"{pad}for {counter(depth)} in range({n} * {outer}, {n} * {outer} + {n}):")
+        head, reads = shared([None if type(it) is Loop else [
+            self.spelled[(it, i)] for i in range(len(self._reads(it)))] for it in loop.body],
+            depth, pad + "    ")
+        lines += head
         for k, it in enumerate(loop.body):
             if type(it) is Loop:
                 lines += self._loop(it, depth + 1)
                 continue
-            reads = self._reads(it)
-            spelled = [self.spelled[(it, i)] for i in range(len(reads))]
+            before, spelled = reads[k]
+            lines += before
             lines += self.statements([self.ops[it]], self.names,
                                      ref=reader(spelled, constants(
                                          self.ops, it, self.path.get(it), self.names)),

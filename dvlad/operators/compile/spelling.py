@@ -1,6 +1,8 @@
 """How rolled loops spell their counters, list indices and per-iteration constants (see
 :mod:`.reroll`)."""
 import itertools
+import re
+from collections import Counter
 
 from .loops import hashable
 from .traced import Traced
@@ -42,6 +44,45 @@ def strides(loops):
         out.append(size)
         size *= L.reps
     return out[::-1]
+
+
+_SUBSCRIPT = re.compile(r"([A-Za-z_]\w*)\[(.+)\]\Z")
+
+
+def shared(reads, depth, pad):
+    """What a loop body reads more than once, made once per iteration: ``reads`` holds each
+    item's spelled reads (None: an inner loop).  An index two reads compute (``9997 - t``)
+    becomes a local at the body's top (``j1_0``, its lines the first thing returned), and a read
+    made twice a local where it is first made (``x1_0 = s0_2[j1_0]``: a list's item is written
+    before any read of it, and never again; ``values`` never).  Returns (those lines, per item
+    None or (lines before it, its reads))."""
+    count = Counter(t for texts in reads if texts for t in texts)
+    uses = Counter(m.group(2) for m in map(_SUBSCRIPT.match, count) if m)
+    head, index = [], {}
+    for ix, c in uses.items():
+        if c >= 2 and not (ix.isidentifier() or ix.isdigit()):
+            index[ix] = f"j{depth}_{len(index)}"
+            head.append(f"{pad}{index[ix]} = {ix}")
+
+    def moved(t):
+        m = _SUBSCRIPT.match(t)
+        return f"{m.group(1)}[{index[m.group(2)]}]" if m and m.group(2) in index else t
+    made, out = {}, []
+    for texts in reads:
+        if texts is None:
+            out.append(None)
+            continue
+        before, new = [], []
+        for t in texts:
+            if count[t] < 2 or not _SUBSCRIPT.match(t):
+                new.append(moved(t))
+                continue
+            if t not in made:
+                made[t] = f"x{depth}_{len(made)}"
+                before.append(f"{pad}{made[t]} = {moved(t)}")
+            new.append(made[t])
+        out.append((before, new))
+    return head, out
 
 
 def reader(spelled, consts):
