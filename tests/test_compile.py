@@ -8,6 +8,7 @@ import inspect
 import linecache
 import math
 import random
+import weakref
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from dvlad.operators.compile import reroll
 
 def same(compiled, f, *args, **kwargs):
     """The compiled answer is eager F's answer, the same bits (both may raise: the same type)."""
-    CALLS[id(compiled)] = CALLS.get(id(compiled), 0) + 1
+    CALLS[compiled] = CALLS.get(compiled, 0) + 1
     try:
         want = f(*args, **kwargs)
     except Exception as e:                      # noqa: BLE001  (compared below)
@@ -32,14 +33,14 @@ def same(compiled, f, *args, **kwargs):
     return got
 
 
-CALLS = {}
+CALLS = weakref.WeakKeyDictionary()    # (by the object: an id comes back for the next one)
 
 
 def replayed(c, calls=None):
     """Whether some call of c was answered by a replay: fewer calls traced or run eagerly than
     were made (``calls``, else those made through :func:`same`)."""
     counts = c.compiled.counts
-    return counts["traced"] + counts["eager"] < (calls or CALLS.get(id(c), 0))
+    return counts["traced"] + counts["eager"] < (calls or CALLS.get(c, 0))
 
 
 def rosenbrock(x):
