@@ -572,6 +572,26 @@ def test_the_reverse_sweep_of_a_loop_of_few_kinds_of_op_is_rolled():
     assert len(c.source()) < 20_000, len(c.source())   # 14 601 operations; 193 kB before
 
 
+def test_maximums_partial_is_computed_not_guarded_so_sign_changes_replay():
+    """maximum's partial (1, ½ at a tie, or 0) is the same for every tag: a traced number gets
+    it as one operation, not a test, so the loop rolls and new signs replay the same trace."""
+    def f(x):
+        s = 0.0
+        for i in range(len(x) - 1):
+            s = s + ad.maximum(x[i] * x[i + 1], 0.0) + ad.fmin(x[i], x[i + 1])
+        return s
+    F = ad.gradient_r(f)
+    c = ad.compile(F)
+    rng = random.Random(5)
+    points = [[rng.uniform(-1, 1) for _ in range(300)] for _ in range(3)]
+    points.append([0.0, 0.5] * 150)                  # products at the tie, 0·0.5 = 0.0
+    for x in points:
+        same(c, F, x)
+    assert c.compiled.counts["traced"] == 1, c.explain()
+    assert replayed(c), c.explain()
+    assert len(c.source()) < 3_000 and "maximum_partial_0(" in c.source(), len(c.source())
+
+
 def test_a_test_repeated_on_the_same_numbers_is_made_once_and_still_guards():
     def f(x, y):
         s = 0.0

@@ -31,12 +31,12 @@ import ast
 
 import numpy as np
 
-from . import pool
-from .number import ADNumber
+from . import base, pool
+from .number import ADNumber, strip
 from .switch import REFERENCE
 from .tags import FORWARD
 
-__all__ = ["vectorize", "make_helpers"]
+__all__ = ["vectorize", "make_helpers", "numbers_only", "on_bases"]
 
 
 class _Elementwise(ast.NodeTransformer):
@@ -83,6 +83,32 @@ def _constant_valued(node):
     if isinstance(node, ast.IfExp):
         return _constant_valued(node.body) and _constant_valued(node.orelse)
     return False
+
+
+def numbers_only(text):
+    """Whether a partial's whole text is a conditional whose every branch is a number
+    (maximum's ``1.0 if x > y else (0.5 if x == y else 0.0)``): the same value for every tag."""
+    node = ast.parse(text, mode="eval").body
+    return isinstance(node, ast.IfExp) and _constant_valued(node)
+
+
+def on_bases(fn, name):
+    """A :func:`numbers_only` partial, ``fn`` of its arguments' base numbers (every perturbation
+    stripped).  On numbers dvlad.compile traces it is one recorded operation, not a test, so a
+    replay takes whichever branch its own numbers ask for (a loop of ``maximum`` rolls and
+    replays through sign changes)."""
+    families, traced = {base.MATH: fn, base.NUMPY: fn, base.MPMATH: fn}, base.TRACED
+
+    def partial(*args):
+        if not _TRACING[0]:                 # (comparisons of dvlad numbers are of their bases)
+            return fn(*args)
+        bases = [strip(a) for a in args]
+        for b in bases:
+            if getattr(type(b), "_dvlad_family", None) is traced:
+                return b._dvlad_apply(name, families, bases)
+        return fn(*bases)
+    partial.__name__ = partial.__qualname__ = name
+    return partial
 
 
 def _call(name, args):

@@ -23,7 +23,7 @@ from ..core.number import ARRAY_OPS, ADNumber, strip
 from ..core.rules import HELPERS, TABLE
 from ..core.switch import REFERENCE
 from ..core.tags import NotDifferentiableError
-from ..core.vectorize import make_helpers, vectorize
+from ..core.vectorize import make_helpers, numbers_only, on_bases, vectorize
 from .bundle import Bundle
 from .fast import fast1, fast2
 from ..core.lift import lift
@@ -326,7 +326,10 @@ def _make(rule):
         exec(_register(source, f"<dvlad rule {rule.name}>"), namespace)
         rule.op = namespace[rule.name]
     else:
-        rule.partials = tuple(_compile(d, _AD, params + ", r") for d in rule.partial_texts)
+        rule.partials = tuple(on_bases(_compile(_float_text(d), _FLOAT, params + ", r"),
+                                       f"{rule.name}_partial_{k}") if numbers_only(d)
+                              else _compile(d, _AD, params + ", r")
+                              for k, d in enumerate(rule.partial_texts))
         rule.array_partials = tuple(_compile(vectorize(_as_calls(d), (params + ", r").split(", ")),
                                              _ARRAY_AD, params + ", r")
                                     for d in rule.partial_texts)
