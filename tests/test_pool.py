@@ -29,7 +29,10 @@ def every_array_pooled():
     before = pool.configure()
     pool.configure(threshold=0)
     yield
-    pool.configure(**before)
+    pool.configure(limit=before["limit"], threshold=before["threshold"])
+
+
+OFF = "the pool is off (DVLAD_REFERENCE=1: fast paths off): it hands nothing out again"
 
 
 def _point(n=N):
@@ -37,6 +40,7 @@ def _point(n=N):
     return 0.5 + 0.4 * np.sin(i), np.cos(i)
 
 
+@pytest.mark.skipif(not pool.configure()["on"], reason=OFF)
 def test_an_array_is_handed_out_again_only_once_nothing_holds_it():
     shape, dtype = (1234,), np.float64            # a shape no other test uses
     a = pool.empty(shape, dtype)
@@ -50,6 +54,15 @@ def test_an_array_is_handed_out_again_only_once_nothing_holds_it():
     assert d.ctypes.data not in (b.ctypes.data, c.ctypes.data)
     assert pool.stats()["arrays"] == count + 1
     assert pool.empty((1000,), np.float32).dtype == np.float32
+
+
+@pytest.mark.skipif(pool.configure()["on"], reason="the pool is on")
+def test_an_off_pool_holds_nothing_and_every_array_is_new():
+    x, v = _point()
+    a = pool.empty((1234,), np.float64)
+    assert np.allclose(dvlad.hvp(rosen, x, v), rosen_hvp(x, v), rtol=1e-13, atol=1e-10)
+    assert pool.stats() == {"arrays": 0, "bytes": 0, "free": 0}
+    assert a.base is None and a.flags.owndata
 
 
 def test_an_array_someone_observes_by_weak_reference_is_not_reused():
@@ -188,6 +201,7 @@ def test_the_free_count_is_measured_right_under_a_debugger():
     assert measured == pool._FREE == 3
 
 
+@pytest.mark.skipif(not pool.configure()["on"], reason=OFF)
 def test_limit_zero_turns_the_pool_off_and_clear_gives_memory_back():
     x, v = _point()
     gc.collect()                        # arrays left in reference cycles: let go now, not mid-test

@@ -110,7 +110,8 @@ def value_of(h):
 
 def configure(limit=None, threshold=None):
     """Set the pool's ``limit`` (bytes it may hold; 0 turns it off) and ``threshold`` (the size
-    in bytes from which arrays are pooled).  Returns the settings in force."""
+    in bytes from which arrays are pooled).  Returns the settings in force, and ``on``: whether
+    the pool works at all (not on the reference path, nor without CPython's reference counts)."""
     with _lock:
         if limit is not None:
             _settings["limit"] = int(limit)
@@ -118,7 +119,7 @@ def configure(limit=None, threshold=None):
             _settings["threshold"] = int(threshold)
     if limit is not None:
         _trim(_settings["limit"])
-    return dict(_settings)
+    return dict(_settings, on=_ENABLED)
 
 
 def clear():
