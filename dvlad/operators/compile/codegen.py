@@ -33,6 +33,7 @@ NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.abs}
 _serial = itertools.count(1)
 INLINE = 400            # lines of a trace the compiled function inlines
+_VALUES = re.compile(r"\bvalues\b")
 
 
 class Miss(BaseException):
@@ -271,6 +272,9 @@ class Code:
     def __init__(self, lines, inputs, result, label, ops):
         self.lines, self.inputs, self.result, self.label = lines, inputs, result, label
         self.ops, self.size, self._source = ops, len(lines), None
+        # (rolled loops and tables read F's floats from the replay's list ``values``: the
+        # entry, which names them one by one, calls such a replay instead of inlining it)
+        self.reads_values = any(_VALUES.search(line) for line in lines)
 
     def source(self):
         """The replay function's source (kept as one string: a long trace's lines are let go)."""
@@ -321,7 +325,7 @@ class Code:
             kwargs = "kwargs"
         src = [head, f"    if {test}:", "        try:"]
         src += ["    " + u for u in unpack if u]     # (at the try's indent)
-        if self.size <= INLINE:
+        if self.size <= INLINE and not self.reads_values:
             src += ["        " + s for s in self.lines]
             src.append(f"            return {self.result}")
         else:

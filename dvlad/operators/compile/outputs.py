@@ -40,10 +40,10 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
         return output_source(x, names, into, alias, spell, made, inputs)
 
     if t is tuple:
-        items = _joined(list(map(inner, out)))
+        items = _joined(list(map(inner, out)), names)
         return f"({items},)" if len(out) == 1 else f"({items})"
     if t is list:
-        return "[" + _joined(list(map(inner, out))) + "]"
+        return "[" + _joined(list(map(inner, out)), names) + "]"
     if t is dict:
         return "{" + ", ".join(f"{inner(k, set())}: {inner(v)}" for k, v in out.items()) + "}"
     if isinstance(out, tuple) and hasattr(t, "_fields"):
@@ -54,14 +54,25 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
 
 
 _ELEMENT = re.compile(r"(s\d+_\d+)\[(\d+)\]\Z")     # an item of a rolled loop's list
+_TABLED = re.compile(r"V_\[(\d+)\]\Z")                # a value a table stored
 RUN = 8
 
 
-def _joined(texts):
+def _joined(texts, names=None):
     """Items of a list or tuple display, a run of ``RUN`` or more consecutive items of one of
-    a rolled loop's lists (a gradient's elements) as one starred slice: ``*s1_6[9996::-1]``."""
+    a rolled loop's lists (a gradient's elements) as one starred slice: ``*s1_6[9996::-1]``,
+    and of values tables stored as one starred map over their places:
+    ``*map(V_.__getitem__, at)``."""
     out, k = [], 0
     while k < len(texts):
+        end = k
+        while names is not None and end < len(texts) and _TABLED.match(texts[end]):
+            end += 1
+        if end - k >= RUN:
+            at = tuple(int(_TABLED.match(t).group(1)) for t in texts[k:end])
+            out.append(f"*map(V_.__getitem__, {names.bind(at, 'at')})")
+            k = end
+            continue
         first, end, step = _ELEMENT.match(texts[k]), k + 1, 0
         if first and end < len(texts):
             name, i = first.group(1), int(first.group(2))

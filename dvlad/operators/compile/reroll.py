@@ -15,6 +15,7 @@ import itertools
 
 from .loops import Levels, Loop, MIN_OPS, MIN_REPS
 from .spelling import constants, counter, flat, local, reader, shared, strides
+from .tables import emit, open_small, stretches, tabulate, v_list
 from .traced import Traced
 
 PEELS = 3               # iterations a loop may lose to straight code at each end
@@ -32,6 +33,10 @@ def roll(ops, names, statements, n_inputs, outputs=()):
     outputs = [moved(Traced(None, None, r)).ref for r in outputs]
     flat = _Roller(ops, names, statements, n_inputs, False)
     lines, spell = flat.run(outputs)
+    top = open_small(list(flat.top), ops) if flat.top else None
+    tabled = top and _Roller(ops, names, statements, n_inputs, False, flat.lv).run(outputs, top)
+    if tabled and len(tabled[0]) < len(lines):      # short loops opened into a table, if shorter
+        lines, spell = tabled
     if len(lines) > FLAT_MOST and flat.alike() >= ALIKE:
         # loops in loops (the same loop again and again): rolled at every level, if shorter
         nested = _Roller(ops, names, statements, n_inputs, True).run(outputs)
@@ -83,15 +88,15 @@ class _Fail(Exception):
 
 
 class _Roller:
-    def __init__(self, ops, names, statements, n_inputs, nested):
+    def __init__(self, ops, names, statements, n_inputs, nested, lv=None):
         self.ops, self.names, self.statements, self.n_inputs = ops, names, statements, n_inputs
-        self.top = ()
-        self.lv = Levels(ops, nested)
+        self.top, self.tabled, self.tables = (), set(), {}
+        self.lv = Levels(ops, nested) if lv is None else lv
         self.refs = self.lv.refs
 
-    def run(self, outputs):
-        top = self.lv.top()
-        if not any(type(it) is Loop for it in top):
+    def run(self, outputs, top=None):
+        top = self.lv.top() if top is None else top
+        if not any(type(it) is Loop for it in top) and not stretches(top, self.ops):
             return self.statements(self.ops, self.names), _plain
         tries = {}
         while True:
@@ -101,7 +106,14 @@ class _Roller:
                 break
             top = self._demote(top, failed, tries)
         self.top = top
+        self._tabulate(top, outputs)
         return self._emit(top), self._outside
+
+    def _tabulate(self, top, outputs):
+        """Tables for long straight stretches (:mod:`.tables`), what they store read from V_."""
+        self.tables, self.tabled = tabulate(top, self.ops, self.refs, self.lv.sig_of,
+                                            self._reads, outputs, self.n_inputs)
+        assert not (self.tables and self._plan(top, outputs))
 
     def alike(self):
         """How many of the loops rolled are the same loop (body, trip count, steps), at most:
@@ -190,7 +202,7 @@ class _Roller:
         if q == 0:
             m = made.get(base)
             if m is None:
-                return f"v{base}"
+                return f"V_[{base}]" if base in self.tabled else f"v{base}"
             if path and self.anc[m[0]][0] is path[0][0]:
                 raise _Fail()               # one iteration's value, read by every iteration
             return self._element(*m)
@@ -340,7 +352,15 @@ class _Roller:
             for L in self.anc[loop]:
                 size *= L.reps
             lines.append(f"    s{self.ident[loop]}_{slot} = [None] * {size}")
-        for it in top:
+        lines += v_list(self.tables, self.n_inputs)
+        skip = 0
+        for k, it in enumerate(top):
+            if k in self.tables:
+                skip, table = self.tables[k]
+                lines += emit(table, lambda r: self._spell([], 0, r, ()), self.names,
+                              self.statements, "    ")
+            if k < skip:
+                continue
             if type(it) is Loop:
                 lines += self._loop(it, 1)
                 continue
