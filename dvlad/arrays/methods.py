@@ -1,11 +1,11 @@
 """ndarray's methods on array-valued AD numbers: ``x.copy()``, ``x.astype(float)``,
 ``x.std(ddof=1)``, ``x.cumsum()``, ``x.item()``, ``x.tolist()``, ``x.fill(v)``, ``x.sort()``: each
-numpy's function of the array, or an assignment (:func:`dvlad.arrays.objects.assign`) where
+numpy's function of the array, or an assignment (:func:`dvlad.arrays.assignment.assign`) where
 numpy's method writes in place; and numpy's rounding functions that are not ufuncs (np.round with
 its decimals, np.around, np.fix)."""
 import numpy as np
 
-from . import objects
+from . import assignment
 from . import primitives as A
 from ..core.base import dtype_of
 from ..core.number import strip
@@ -98,9 +98,9 @@ def install(cls):
     cls.astype = _astype
     cls.item = _item
     cls.tolist = lambda self: _tolist(self)
-    cls.fill = lambda self, value: objects.assign(self, Ellipsis, value)
-    cls.sort = lambda self, axis=-1, **kw: objects.assign(self, Ellipsis,
+    cls.fill = lambda self, value: assignment.assign(self, Ellipsis, value)
+    cls.sort = lambda self, axis=-1, **kw: assignment.assign(self, Ellipsis,
                                                           np.sort(self, axis, **kw))
-    cls.partition = lambda self, kth, axis=-1, **kw: objects.assign(
+    cls.partition = lambda self, kth, axis=-1, **kw: assignment.assign(
         self, Ellipsis, np.partition(self, kth, axis, **kw))
     cls.compress = lambda self, condition, axis=None: np.compress(condition, self, axis)

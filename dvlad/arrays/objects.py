@@ -18,10 +18,7 @@ wherever it can:
   converts its arguments with it), and numpy functions, ufuncs, indexing and the common methods
   on a Tracked compute with x itself, at array speed.  A Tracked is read-only (its elements and
   x must not part ways).
-- assignment: ``h[idx] = v`` into an array-valued AD number ``h`` makes h the updated array (a
-  functional update; uses of h before the assignment keep the old value, as their derivatives
-  do).  ``r[i] = x`` into a float array, which would drop x's derivative, raises
-  :class:`~dvlad.AssignmentError` showing ``np.array([...])``/``np.stack``.
+- assignment (``h[idx] = v``, ``h += y``): :mod:`dvlad.arrays.assignment`.
 """
 import itertools
 
@@ -33,11 +30,10 @@ from ..core.lift import lift_many
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.switch import REFERENCE
 from ..core.tags import AssignmentError, PerturbedConversionError
-from ..numbers.bundle import Bundle, make_bundle
-from ..numbers.tape import LinearMap, MultiLink, TapeCell, make_cell
+from ..numbers.bundle import Bundle
+from ..numbers.tape import LinearMap, MultiLink, TapeCell
 
-__all__ = ["pack", "repack", "unpack", "Tracked", "numpy_array_of", "assign", "numbers_in",
-           "copyto"]
+__all__ = ["pack", "repack", "unpack", "Tracked", "numpy_array_of", "numbers_in"]
 
 
 # ---- pack: many numbers -> one array-valued number --------------------------------------------
@@ -305,79 +301,8 @@ def numpy_array_of(x, dtype=None, copy=None):
     t = buf.reshape(shp).view(Tracked)
     t.number = x
     t.flags.writeable = False
+    views.noted_array(x, buf)   # (np.asarray keeps a plain view of buf, not t)
     return t
-
-
-# ---- assignment into an array-valued AD number --------------------------------------------------
-
-def assign(h, idx, value):
-    """``h[idx] = value``: h becomes the updated array (its tag, primal and tangent or tape
-    entry replaced by those of the functional update); earlier uses of h keep the old value."""
-    if isinstance(value, np.ndarray) and value.dtype == object:
-        value = repack(value)
-    base = strip(h)
-    if not isinstance(base, np.ndarray) or base.ndim == 0:
-        raise AssignmentError("item assignment needs an array-valued dvlad number; a 0-d one is "
-                              "a scalar: compute the new value instead")
-    if base.base is not None:
-        raise AssignmentError(
-            "this array-valued dvlad number shares its memory with another (a slice, reshape or "
-            "transpose of it): numpy would change both, dvlad would change this one alone. Assign "
-            "into the array it came from, or copy it first (v = v.copy()).")
-    shp = base.shape
-    # where each assigned element lands (numpy's order: the last of repeated indices wins)
-    pos = np.arange(base.size).reshape(shp)[idx]
-    src = np.full(base.size, -1)
-    src[np.ravel(pos)] = np.arange(np.size(pos))
-    mask = (src >= 0).reshape(shp)
-    values = A.broadcast_to(_fitted(value, np.shape(pos)), np.shape(pos)) \
-        if isinstance(value, ADNumber) else np.broadcast_to(       # (numpy casts a plain value
-            np.asarray(value).astype(base.dtype, copy=False), np.shape(pos))   # to h's dtype)
-    gathered = A.getitem(A.reshape(values, (-1,)), np.maximum(src, 0).reshape(shp)) \
-        if isinstance(values, ADNumber) else np.ravel(values)[np.maximum(src, 0)].reshape(shp)
-    new = A.where(mask, gathered, h)
-    new = strip_dead(new)
-    if not isinstance(new, ADNumber) and type(h) in (Bundle, TapeCell):
-        # every element replaced by plain numbers (h.fill(0.0)): h is a constant of its tag
-        new = make_bundle(h.tag, new, np.zeros_like(new)) if type(h) is Bundle else \
-            make_cell(h.tag, new, ())
-    if not isinstance(new, ADNumber) or new.tag is not h.tag or type(new) is not type(h):
-        raise AssignmentError(
-            "the assigned value carries a newer perturbation than the array it goes into: "
-            "assignment cannot change what the array is a number of. Build a new array instead: "
-            "h = np.where(mask, v, h), np.concatenate or np.stack.")
-    for slot in type(h).__slots__:
-        setattr(h, slot, getattr(new, slot))
-    views.follow(base, h)       # views of h taken before (v = h[0:1]) show the update, as numpy's
-
-
-def _fitted(value, target):
-    """value without the leading length-1 axes numpy's assignment drops (v of shape (1, n) into
-    h[0] of shape (n,))."""
-    shp = A.shape(value)
-    while len(shp) > len(target) and shp[0] == 1:
-        shp = shp[1:]
-    return A.reshape(value, shp) if shp != A.shape(value) else value
-
-
-def copyto(dst, src, casting="same_kind", where=True):
-    """np.copyto(dst, src) with a dvlad number in src: into an object array the numbers are
-    stored (np.full(shape, x) makes one); into a float array they would lose their derivative."""
-    if type(dst) is not np.ndarray or dst.dtype != object:
-        raise AssignmentError(
-            f"numpy.copyto (np.full_like(a, x) with a plain a, np.place, np.putmask) would write "
-            f"a dvlad number into a {getattr(dst, 'dtype', type(dst).__name__)} array and drop "
-            f"its derivative. Build the array from the number instead: np.full(shape, x), "
-            f"np.broadcast_to(x, shape), np.where(mask, x, a).")
-    if where is not True:
-        raise AssignmentError("numpy.copyto with where= into an object array: use np.where")
-    values = unpack(A.broadcast_to(src, dst.shape)) if isinstance(src, ADNumber) else \
-        list(np.broadcast_to(np.asarray(src, dtype=object), dst.shape).flat)
-    flat = dst.reshape(-1)          # (a view: dst is contiguous, as np.full and full_like make it)
-    if not np.shares_memory(flat, dst):
-        raise AssignmentError("numpy.copyto into a non-contiguous object array: use np.where")
-    for k, v in enumerate(values):
-        flat[k] = v
 
 
 ARRAY_OPS.update(repack=repack)

@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 
-from . import composite, decompositions, methods, numerics, objects, products, shaping, \
-    statistics, views
+from . import assignment, composite, decompositions, methods, numerics, objects, products, \
+    shaping, statistics, views
 from . import linalg as LA
 from . import primitives as A
 from ..core.base import concrete, dtype_of
@@ -244,7 +244,7 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
-FUNCTIONS[np.copyto] = objects.copyto
+FUNCTIONS[np.copyto] = assignment.copyto
 FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
 FUNCTIONS.update(shaping.FUNCTIONS)
@@ -264,7 +264,10 @@ def array_function(self, func, types, args, kwargs):
         args = tuple(_objects_repacked(a) for a in args)      # object arrays of numbers
     if any(map(_objects, kwargs.values())):                   # (np.average(x, weights=O))
         kwargs = {k: _objects_repacked(v) for k, v in kwargs.items()}
-    return handler(*args, **kwargs)
+    out = handler(*args, **kwargs)
+    if func in views.VIEWING and args and isinstance(args[0], ADNumber):
+        views.noted_all(args[0], out, lambda s: handler(s, *args[1:], **kwargs))
+    return out
 
 
 def _objects(v):
@@ -297,7 +300,7 @@ def _getitem(self, idx):
         if all(p is None or p is Ellipsis for p in parts):       # x[None], x[...], x[()]
             return A.reshape(self, (1,) * sum(p is None for p in parts))
         raise IndexError("invalid index to a 0-d AD number")
-    return views.noted(self, A.getitem(self, idx), lambda s: A.getitem(s, idx))
+    return views.noted(self, A.getitem(self, idx), lambda s: A.getitem(s, idx), idx)
 
 
 def _method(reduction, np_function):
@@ -343,7 +346,10 @@ def _install(cls):
     cls.dtype = property(_dtype)
     cls.T = property(lambda self: views.noted(self, A.transpose(self), A.transpose))
     cls.__array__ = objects.numpy_array_of
-    cls.__setitem__ = objects.assign
+    cls.__setitem__ = assignment.assign
+    for op, how in assignment.IN_PLACE.items():
+        method = assignment.in_place(op, how)
+        setattr(cls, method.__name__, method)
     cls.__len__ = _len
     cls.__iter__ = _iter
     cls.__getitem__ = _getitem
@@ -356,8 +362,10 @@ def _install(cls):
     cls.min = _method(A.amin, np.min)
     cls.reshape = _reshape
     cls.transpose = _transpose
-    cls.swapaxes = A.swapaxes
-    cls.squeeze = A.squeeze
+    cls.swapaxes = lambda self, axis1, axis2: views.noted(
+        self, A.swapaxes(self, axis1, axis2), lambda s: A.swapaxes(s, axis1, axis2))
+    cls.squeeze = lambda self, axis=None: views.noted(self, A.squeeze(self, axis),
+                                                      lambda s: A.squeeze(s, axis))
     cls.ravel = lambda self, order="C": views.noted(self, _ravel(self, order),
                                                     lambda s: _ravel(s, order))
     cls.flatten = lambda self, order="C": _ravel(self, order)          # (a copy in numpy)

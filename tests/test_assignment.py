@@ -1,0 +1,151 @@
+"""In-place updates of array-valued dvlad numbers behave as numpy's arrays do: ``h += y`` changes
+h itself (every name for it, every view taken of it), views made by numpy's functions follow
+assignments into their array, and an empty mask assigns nothing."""
+import numpy as np
+import pytest
+
+import dvlad as ad
+from dvlad import AssignmentError, NotDifferentiableError
+
+W = np.array([1.0, 2.0])
+
+
+def add_bias_(h, b):
+    h += b                              # an in-place helper that returns nothing
+
+
+def biased(w):
+    h = w * 2.0
+    add_bias_(h, w[0])                  # h = [3 w0, 2 w1 + w0]
+    return np.sum(h ** 2)
+
+
+def test_an_in_place_operator_changes_the_array_every_name_refers_to():
+    assert biased(W) == 34.0
+    value, grad = ad.value_and_gradient_r(biased)(W)
+    assert value == 34.0
+    assert np.array_equal(grad, [28.0, 20.0])           # 18 w0 + 2(2 w1 + w0), 4(2 w1 + w0)
+    assert np.array_equal(ad.gradient_f(biased)(W), [28.0, 20.0])
+    ad.check_grads(biased, W, order=2)
+
+
+@pytest.mark.parametrize("op", ["+=", "-=", "*=", "/=", "**="])
+def test_each_in_place_operator_agrees_with_numpy(op):
+    def f(w):
+        h = w * np.array([1.5, 0.5]) + 1.0
+        alias = h
+        exec(f"h {op} w", {}, {"h": h, "w": w})         # the alias sees the update
+        return np.sum(alias * np.array([2.0, 3.0]))
+    plain = f(W.copy())
+    assert ad.value_and_gradient_r(f)(W)[0] == plain
+    ad.check_grads(f, W, order=2)
+
+
+def test_a_view_made_by_indexing_updates_its_array_in_place():
+    def rows(w):
+        H = np.outer(w, w)
+        row = H[1]
+        row *= 3.0                      # H = [[w0², w0 w1], [3 w1 w0, 3 w1²]]
+        return np.sum(H)
+    assert rows(W) == 21.0
+    value, grad = ad.value_and_gradient_r(rows)(W)
+    assert value == 21.0 and np.array_equal(grad, [10.0, 16.0])
+    assert np.array_equal(ad.gradient_f(rows)(W), [10.0, 16.0])
+
+    def sliced(w):
+        h = np.concatenate([w, w * w])
+        h[1:3] += w                     # Python: t = h[1:3]; t += w; h[1:3] = t
+        return np.sum(h * h)
+    ad.check_grads(sliced, W, order=2)
+
+
+def test_an_in_place_update_keeps_its_arrays_shape_and_dtype():
+    def grows(w):
+        h = np.ones((1, 2)) * w
+        h += np.ones((3, 1)) * w[0]
+        return np.sum(h)
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        grows(W)
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        ad.gradient_r(grows)(W)
+
+    def narrows(w):
+        h = w * np.ones(2, np.float32)
+        h += w.astype(np.float64)
+        return np.sum(h)
+    with pytest.raises(NotDifferentiableError, match="narrow"):
+        ad.gradient_r(narrows)(W.astype(np.float32))
+
+    def stays(w):
+        h = w * np.ones(2, np.float32)
+        h *= 3.0
+        assert h.dtype == np.float32
+        return np.sum(h)
+    assert ad.gradient_r(stays)(W.astype(np.float32)).dtype == np.float32
+
+
+def test_a_view_of_another_kind_refuses_an_in_place_update_by_name():
+    def f(w):
+        H = np.outer(w, w)
+        v = H.T
+        v += 1.0
+        return np.sum(H)
+    with pytest.raises(AssignmentError, match="shares its memory"):
+        ad.gradient_r(f)(W)
+
+
+def test_a_scalar_in_place_operator_makes_a_new_number_as_a_float_does():
+    def f(t):
+        y = t
+        y += 1.0
+        return y * t                    # (t + 1) t
+    assert ad.derivative(f)(2.0) == 5.0
+
+
+VIEWS = {
+    "np.transpose": lambda H: np.transpose(H),
+    "np.swapaxes": lambda H: np.swapaxes(H, 0, 1),
+    "np.moveaxis": lambda H: np.moveaxis(H, 0, 1),
+    "np.matrix_transpose": lambda H: np.matrix_transpose(H),
+    "np.reshape": lambda H: np.reshape(H, (4,)),
+    "np.ravel": lambda H: np.ravel(H),
+    "np.squeeze": lambda H: np.squeeze(H[None]),
+    "np.expand_dims": lambda H: np.expand_dims(H, 0),
+    "np.flip": lambda H: np.flip(H),
+    "np.rot90": lambda H: np.rot90(H),
+    "np.split": lambda H: np.split(H, 2)[1],
+    "np.diagonal": lambda H: np.diagonal(H),
+    "np.atleast_3d": lambda H: np.atleast_3d(H),
+    ".swapaxes": lambda H: H.swapaxes(0, 1),
+    ".squeeze": lambda H: H[None].squeeze(),
+    ".diagonal": lambda H: H.diagonal(),
+    "np.asarray": lambda H: np.asarray(H),
+}
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_views_made_by_numpys_functions_follow_assignments(name):
+    def f(w):
+        H = np.outer(w, w)
+        V = VIEWS[name](H)
+        H[0, 1] = 5.0 * w[0]
+        H[1, 0] = 7.0 * w[1] * w[1]
+        V = np.asarray(V)
+        return np.sum(V * np.arange(1.0, V.size + 1).reshape(V.shape))
+    value = ad.value_and_gradient_r(f)(W)[0]
+    assert value == f(W.copy())
+    ad.check_grads(f, W, order=2)
+
+
+def test_an_empty_mask_assigns_nothing():
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+    def relu(w):
+        h = X @ w
+        h[h < 0] = 0.0                  # no element is negative here
+        h[np.array([], dtype=int)] = w[0]
+        return np.sum(h ** 2)
+    w = np.array([0.5, 0.25])
+    h = X @ w
+    assert np.array_equal(ad.gradient_r(relu)(w), 2 * X.T @ h)      # [17, 24]
+    assert np.array_equal(ad.gradient_f(relu)(w), 2 * X.T @ h)
