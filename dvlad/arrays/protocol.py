@@ -188,16 +188,6 @@ def _ravel(a, order="C"):
     return A.reshape(a, (-1,))
 
 
-def _diff(a, n=1, axis=-1):
-    for _ in range(n):
-        nd = len(A.shape(a))
-        hi = [slice(None)] * nd
-        lo = [slice(None)] * nd
-        hi[axis], lo[axis] = slice(1, None), slice(None, -1)
-        a = A.getitem(a, tuple(hi)) - A.getitem(a, tuple(lo))
-    return a
-
-
 FUNCTIONS = {
     np.sum: _reduction(A.sum), np.mean: _reduction(A.mean), np.prod: _reduction(A.prod),
     np.max: _reduction(A.amax), np.amax: _reduction(A.amax), np.min: _reduction(A.amin),
@@ -220,7 +210,7 @@ FUNCTIONS = {
                                                        A.stack(arrays, axis))[1],
     np.broadcast_to: lambda array, shape, subok=False: A.broadcast_to(array, tuple(
         np.atleast_1d(shape)) if not isinstance(shape, tuple) else shape),
-    np.where: _where, np.clip: _clip, np.diff: _diff,
+    np.where: _where, np.clip: _clip, np.diff: statistics.diff,
     np.shape: A.shape, np.ndim: lambda a: len(A.shape(a)),
     np.size: lambda a, axis=None: np.size(strip(a), axis),
     # a real number's real part is itself, its imaginary part a plain 0 (numpy's np.std,

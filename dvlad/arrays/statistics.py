@@ -12,6 +12,7 @@ from . import primitives as A
 from .composite import _as_array, _axis_slices, _moveaxis, _ndim, _plain, _take, \
     _take_along_axis
 from .primitives import _Apply, _primitive
+from ..core.base import dtype_of
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
 
@@ -108,6 +109,8 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     low = _moveaxis(_take(srt, lo.reshape(-1), axis=ax), ax, 0)
     high = _moveaxis(_take(srt, hi.reshape(-1), axis=ax), ax, 0)
     fr = frac.reshape((-1,) + (1,) * (_ndim(low) - 1))
+    if np.dtype(dtype_of(strip(a))).kind == "f":        # (float32 stays float32)
+        fr = fr.astype(dtype_of(strip(a)))
     out = low + (high - low) * fr
     out = A.reshape(out, q.shape + A.shape(out)[1:])
     if keepdims:
@@ -127,6 +130,30 @@ def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     return _quantile(a, 0.5, axis, out, overwrite_input, "linear", keepdims)
+
+
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """np.diff, prepend and append as numpy takes them (broadcast along axis, then joined)."""
+    nd = len(A.shape(a))
+    axis = axis % max(nd, 1)
+    parts = []
+    for extra in (prepend, None, append):
+        if extra is None:
+            parts.append(a)
+        elif extra is not np._NoValue:
+            shp = list(A.shape(a))
+            shp[axis] = 1
+            parts.append(A.broadcast_to(extra, tuple(shp)) if not len(A.shape(extra))
+                         else extra)
+    if len(parts) > 1:
+        a = A.concatenate(parts, axis)
+    for _ in range(n):
+        nd = len(A.shape(a))
+        hi = [slice(None)] * nd
+        lo = [slice(None)] * nd
+        hi[axis], lo[axis] = slice(1, None), slice(None, -1)
+        a = A.getitem(a, tuple(hi)) - A.getitem(a, tuple(lo))
+    return a
 
 
 # ---- cumulative sums: a linear primitive whose transpose is the reversed cumulative sum --------

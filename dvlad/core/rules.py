@@ -320,7 +320,7 @@ TABLE = [
          taylor=S.root, divides=True, points=(("2.5",),)),
     Rule("exp", "exp(x)", ("r",), lib=SAME, ufuncs=("exp",), taylor=S.exponential(False),
          kernel=K.kernel(K.exp_source, F=fl("exp")), points=P1),
-    Rule("expm1", "expm1(x)", ("r + 1.0",), lib=SAME, ufuncs=("expm1",), special=("expm1",),
+    Rule("expm1", "expm1(x)", ("exp(x)",), lib=SAME, ufuncs=("expm1",), special=("expm1",),
          taylor=S.exponential(True), points=(("0.3",), ("-0.8",))),
     Rule("log", "log(x)", ("1.0 / x if x else INF",),
          lib=(_log_math(math.log), np.log, real_only(mpmath.log, "log")), ufuncs=("log",),
