@@ -43,7 +43,7 @@ def _kind(x, leaves, objects, arrays):
         leaves.append(x)
         return (MPF, mpmath.mp.prec)
     if t in _STATIC:
-        return (t, x)
+        return (t, repr(x)) if t is complex else (t, x)       # (−0.0 in a complex is not 0.0)
     if t is tuple or t is list:
         if len(x) > 8 and countOf(map(type, x), float) == len(x):    # a vector: in one step
             leaves.extend(x)
@@ -72,7 +72,9 @@ def _kind(x, leaves, objects, arrays):
         raise _Eager(f"called with a {t.__name__} (neither a number, a container of numbers nor "
                      f"a hashable object a trace could be kept for): F runs eagerly") from None
     objects.append(x)
-    return ("object", t, x)     # (the key holds x: an id could come back for another object)
+    # the same object, not an equal one (equality may leave out what F reads: a name-only
+    # __eq__, dataclass fields with compare=False); the key holds x, so its id is not reused
+    return ("object", t, id(x), x)
 
 
 def _containers(x, out):
@@ -104,6 +106,8 @@ def _concrete(out):
     if t is tuple or t is list:
         return t(_concrete(v) for v in out)
     if t is dict:
+        if any(type(k) is Traced for k in out):
+            raise Untraceable("F returned a dict keyed by a number it computed")
         return {k: _concrete(v) for k, v in out.items()}
     if isinstance(out, tuple) and hasattr(t, "_fields"):
         return t(*(_concrete(v) for v in out))

@@ -28,7 +28,7 @@ INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.trued
          operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
          operator.ne: "!=", operator.matmul: "@"}
 PREFIX = {operator.neg: "-", operator.pos: "+"}
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+NEGATED = {"==": "!=", "!=": "=="}
 # cannot raise on numbers, so an unread result is left out
 PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.abs}
 _serial = itertools.count(1)
@@ -104,8 +104,12 @@ def guard_test(op, index, names, ref):
     """The condition under which guard ``op`` fails."""
     _, name, fn, args, expected, _where = op
     if fn in INFIX and len(args) == 2 and isinstance(expected, (bool, np.bool_)):
-        symbol = INFIX[fn] if not expected else NEGATED[INFIX[fn]]
-        return f"{ref(args[0], names)} {symbol} {ref(args[1], names)}"
+        symbol = INFIX[fn]
+        if expected and symbol in ("==", "!="):
+            symbol = NEGATED[symbol]
+        test = f"{ref(args[0], names)} {symbol} {ref(args[1], names)}"
+        # (not a < b, never a >= b: a nan answers no to both)
+        return f"not {test}" if expected and symbol not in ("==", "!=") else test
     call = f"({expression(fn, name, args, names, ref)})"    # (never a chained comparison)
     if isinstance(expected, float) and expected != expected:     # nan, of its sign
         signed = names.bind(math.copysign, math.copysign.__name__)
@@ -190,7 +194,7 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
                 roots = set().union(*[family.roots(a.ref) for a in args if isinstance(a, Traced)])
                 key = (fn, tuple(sorted((r, stamps.get(r, 0)) for r in roots))) + tuple(
                     [a.ref if isinstance(a, Traced) else (type(a), id(a))
-                     if isinstance(a, np.ndarray) else (type(a), a) for a in args])
+                     if isinstance(a, np.ndarray) else _const_key(a) for a in args])
         else:
             if fn is times and len(args) == 2:
                 one, other = args
@@ -200,8 +204,7 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
                         isinstance(other.value, floats):
                     alias[out] = other
                     continue
-            key = (fn,) + tuple([a.ref if type(a) is Traced else (type(a), a, math.atan2(a, -1.0))
-                                 if isinstance(a, float) else (type(a), a) for a in args])
+            key = (fn,) + tuple([a.ref if type(a) is Traced else _const_key(a) for a in args])
         try:
             same = seen.get(key) if key is not None else None
         except TypeError:               # an unhashable constant
@@ -217,6 +220,14 @@ def simplify(ops, fresh=(), dirty=(), writes=(), family=None):
         defs[out] = (fn, args)
         kept.append((index, ("op", out, name, fn, args)))
     return kept, alias
+
+
+def _const_key(a):
+    """What makes two constants the same: a number's type and digits (−0.0 is not 0.0, in
+    float32 or a complex number too), else the constant itself."""
+    if isinstance(a, (int, float, complex, np.number, np.bool_)):
+        return type(a), repr(a)
+    return type(a), a
 
 
 def _guard_key(op, args, fresh):

@@ -126,6 +126,9 @@ def _own_constants(out):
     if t is tuple or t is list:
         return t(map(_own_constants, out))
     if t is dict:
+        if any(isinstance(k, Traced) for k in out):
+            raise Untraceable("F returned a dict keyed by a number it computed (a replay "
+                              "rebuilds values, not keys)")
         return {k: _own_constants(v) for k, v in out.items()}
     if isinstance(out, tuple) and hasattr(t, "_fields"):
         return t(*map(_own_constants, out))

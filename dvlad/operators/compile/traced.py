@@ -18,6 +18,7 @@ import math
 import operator
 import sys
 
+import mpmath
 import numpy as np
 
 from ...core import base as B
@@ -78,8 +79,12 @@ class Trace:
         self.writes = {}        # op -> the array it writes into
         self.parents = {}       # op -> the values its result may be a view of
         self.checked = {}       # id -> the captured arrays each replay compares (F's state)
+        self.mp_prec = mpmath.mp.prec   # (a replay computes mpf at the caller's precision)
 
     def value(self, v):
+        if type(v) is B.MPF and mpmath.mp.prec != self.mp_prec:
+            raise Untraceable("F computes with mpmath at a precision of its own (workdps): a "
+                              "replay would compute at its caller's")
         t = Traced(v, self, self.count)
         self.count += 1
         return t
@@ -202,7 +207,13 @@ class Traced:
             if type(a) is not Traced and a is not None and not isinstance(a, _PLAIN):
                 return NotImplemented
         trace = self.trace
-        r = fn(*[_value(a, trace) for a in args])
+        try:
+            r = fn(*[_value(a, trace) for a in args])
+        except TraceLeakError:
+            raise
+        except Exception as e:          # (int(inf), caught by F: the replay must raise again)
+            trace.ops.append(("raises", name, fn, args, type(e), where()))
+            raise
         trace.ops.append(("guard", name, fn, args, r, where()))
         return r
 
@@ -322,6 +333,8 @@ def _binary(fn, reflected):
         tr = type(r)
         if tr is not float and tr is not int and not isinstance(r, _PLAIN):
             raise Untraceable(f"{name} gave a {tr.__name__}, not a number")
+        if tr is B.MPF:
+            return self._record(name, fn, (other, self) if reflected else (self, other))
         out = Traced(r, trace, trace.count)
         trace.count += 1
         trace.ops.append(("op", out.ref, name, fn, (other, self) if reflected else (self, other)))
