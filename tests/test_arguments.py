@@ -65,6 +65,16 @@ def test_has_aux_returns_the_aux_plain():
         ad.gradient_r(lambda x: x * x, has_aux=True)(1.0)
 
 
+def test_derivative_takes_has_aux_too():
+    d, aux = ad.derivative(lambda x: (x ** 3, {"x": x * 2.0}), has_aux=True)(2.0)
+    assert d == 12.0 and aux == {"x": 4.0} and type(aux["x"]) is float
+    ds, aux = ad.derivative(lambda x, y: (x * x * y, y - x), argnums=(0, 1), has_aux=True)(
+        2.0, 5.0)
+    assert ds == (20.0, 4.0) and aux == 3.0           # ((d₀, d₁), aux), JAX's convention
+    with pytest.raises(ValueError, match="pair"):
+        ad.derivative(lambda x: x * x, has_aux=True)(1.0)
+
+
 def test_value_and_gradient_r():
     assert ad.value_and_gradient_r(lambda x: x * x)(3.0) == (9.0, 6.0)
     v, g = ad.value_and_gradient_r(lambda x, y: np.sum(x * y), argnums=1)(np.ones(2), np.ones(2))

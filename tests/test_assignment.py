@@ -149,3 +149,26 @@ def test_an_empty_mask_assigns_nothing():
     h = X @ w
     assert np.array_equal(ad.gradient_r(relu)(w), 2 * X.T @ h)      # [17, 24]
     assert np.array_equal(ad.gradient_f(relu)(w), 2 * X.T @ h)
+
+
+def test_copyto_into_an_array_number_is_an_assignment():
+    weights = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+    def masked(w):
+        h = np.outer(w, w)                      # [[w0², w0 w1], [w1 w0, w1²]]
+        np.copyto(h, 0.5 * w[0], where=h > 3.0)  # w1² = 4 > 3: replaced by w0 / 2
+        return np.sum(h * weights)
+    value, grad = ad.value_and_gradient_r(masked)(W)
+    assert value == masked(W.copy()) == 1.0 + 4.0 + 6.0 + 2.0
+    assert np.array_equal(grad, [2.0 + 2.0 * 2 + 3.0 * 2 + 4.0 * 0.5, 2.0 * 1 + 3.0 * 1])
+    assert np.array_equal(ad.gradient_f(masked)(W), grad)
+
+
+def test_mT_is_the_transpose_of_the_last_two_axes_and_a_view():
+    def f(w):
+        H = np.outer(w, w * np.array([1.0, 3.0]))
+        T = H.mT
+        H[0, 1] = w[1] ** 3
+        return np.sum(T * np.arange(4.0).reshape(2, 2))
+    assert ad.value_and_gradient_r(f)(W)[0] == f(W.copy())
+    ad.check_grads(f, W, order=2)

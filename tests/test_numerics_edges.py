@@ -70,3 +70,26 @@ def test_float32_quantiles_keep_float32_derivatives(name):
     assert ad.gradient_f(f)(x).dtype == np.float32
     assert np.allclose(ad.gradient_r(f)(x), ad.gradient_r(f)(x.astype(np.float64)), rtol=1e-6,
                        atol=0.0)
+
+
+def test_dets_derivative_at_a_singular_matrix_is_the_adjugates_transpose():
+    two = np.array([[1.0, 2.0], [2.0, 4.0]])                # det 0: no inverse
+    assert np.linalg.det(two) == 0.0
+    for grad in (ad.gradient_r, ad.gradient_f):
+        assert np.array_equal(grad(np.linalg.det)(two), [[4.0, -2.0], [-2.0, 1.0]])
+    # det = a00 a11 − a01 a10: its Hessian pairs a00 with a11 (+1) and a01 with a10 (−1)
+    want = np.zeros((2, 2, 2, 2))
+    want[0, 0, 1, 1] = want[1, 1, 0, 0] = 1.0
+    want[0, 1, 1, 0] = want[1, 0, 0, 1] = -1.0
+    assert np.array_equal(ad.hessian(np.linalg.det)(two), want)
+    rank_one = np.outer([1.0, 2.0, -1.0], [3.0, 0.5, 2.0])   # rank 1: every cofactor is 0
+    assert np.array_equal(ad.gradient_r(np.linalg.det)(rank_one), np.zeros((3, 3)))
+    rank_two = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+    assert np.linalg.det(rank_two) == 0.0
+    cof = [[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(rank_two, i, 0), j, 1))
+            for j in range(3)] for i in range(3)]
+    assert np.allclose(ad.gradient_r(np.linalg.det)(rank_two), cof, rtol=1e-14, atol=1e-14)
+    ad.check_grads(np.linalg.det, rank_two, order=2)
+    stack = np.stack([two, np.array([[2.0, 1.0], [1.0, 3.0]])])     # one singular, one not
+    assert np.allclose(ad.gradient_r(lambda a: np.sum(np.linalg.det(a)))(stack),
+                       [[[4.0, -2.0], [-2.0, 1.0]], [[3.0, -1.0], [-1.0, 2.0]]], rtol=1e-15)

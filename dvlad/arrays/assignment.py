@@ -116,7 +116,11 @@ def _fitted(value, target):
 
 def copyto(dst, src, casting="same_kind", where=True):
     """np.copyto(dst, src) with a dvlad number in src: into an object array the numbers are
-    stored (np.full(shape, x) makes one); into a float array they would lose their derivative."""
+    stored (np.full(shape, x) makes one); into a float array they would lose their derivative;
+    into an array-valued dvlad number it is ``dst[...] = np.where(where, src, dst)``."""
+    if isinstance(dst, ADNumber):
+        update(dst, A.where(np.asarray(strip(where), bool), src, dst), "= (np.copyto)")
+        return
     if type(dst) is not np.ndarray or dst.dtype != object:
         raise AssignmentError(
             f"numpy.copyto (np.full_like(a, x) with a plain a, np.place, np.putmask) would write "

@@ -18,6 +18,7 @@ from .primitives import (
     getitem,
     reshape,
     shape,
+    stack as stack_,
     sum,
     sum_to,
     swapaxes,
@@ -265,8 +266,24 @@ inv = _primitive("inv", np.linalg.inv, _inv_partials, True)
 
 def _det_partials(d, a):
     _square(a, "linalg.det")
+    if not np.all(strip(d)):        # a singular a has no inverse, but its adjugate is there
+        c = _cofactors(a)
+        return (_Apply(lambda t: sum(c * t, (-2, -1)),
+                       lambda s: expand_dims(expand_dims(s, -1), -1) * c),)
     return (_Apply(lambda t: d * _traces(solve(a, t)),
                    lambda s: expand_dims(expand_dims(s * d, -1), -1) * _mT(inv(a))),)
+
+
+def _cofactors(a):
+    """C with d det a = Σ C ⊙ da: Cᵢⱼ = (−1)^(i+j) det(a without row i and column j), the
+    adjugate's transpose (det·a⁻ᵀ where a has an inverse); n² determinants of n − 1."""
+    n = shape(a)[-1]
+    if n == 1:
+        return np.ones(shape(a))
+    rest = [np.array([k for k in range(n) if k != i]) for i in range(n)]
+    return stack_([stack_([(-1.0) ** (i + j) * det(getitem(a, (Ellipsis, rest[i][:, None],
+                                                                 rest[j][None, :])))
+                           for j in range(n)], -1) for i in range(n)], -2)
 
 
 det = _primitive("det", np.linalg.det, _det_partials, True)

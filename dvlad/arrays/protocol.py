@@ -352,6 +352,8 @@ def _install(cls):
     cls.min = _method(A.amin, np.min)
     cls.reshape = _reshape
     cls.transpose = _transpose
+    cls.mT = property(lambda self: views.noted(self, A.swapaxes(self, -1, -2),
+                                               lambda s: A.swapaxes(s, -1, -2)))
     cls.swapaxes = lambda self, axis1, axis2: views.noted(
         self, A.swapaxes(self, axis1, axis2), lambda s: A.swapaxes(s, axis1, axis2))
     cls.squeeze = lambda self, axis=None: views.noted(self, A.squeeze(self, axis),

@@ -62,7 +62,10 @@ class Bound(Applied):
                 raise ValueError(f"{self.origin}: argnums {argnums!r} names argument {n}, but "
                                  f"f got {len(args)} argument(s)")
         if isinstance(argnums, tuple) and self.per_argument:
-            return tuple(Bound(self.make, self.f, n, self.has_aux)(*args) for n in argnums)
+            each = [Bound(self.make, self.f, n, self.has_aux)(*args) for n in argnums]
+            if self.has_aux:                # ((d₀, d₁, ...), aux), JAX's convention
+                return tuple(d for d, _ in each), (each[0][1] if each else None)
+            return tuple(each)
         f, aux = self.f, []
 
         def value_of(r):

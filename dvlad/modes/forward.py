@@ -110,7 +110,7 @@ def _eta_primal(f, x, k, who):
     return primal_function
 
 
-def derivative(f, argnums=0):
+def derivative(f, argnums=0, has_aux=False):
     """f′ by forward mode: x ↦ d/dx f(x), for f from a real number to numbers or structures.
 
     If f(x) is a function (or contains functions), so is f′(x): f′(x)(y...) is the partial
@@ -121,7 +121,8 @@ def derivative(f, argnums=0):
     f's value must have the grid's shape (a sum of the grid raises: J·1 is not a derivative);
     for an f that mixes elements it is the directional derivative along ones, not a Jacobian.
     ``argnums``: for f of several arguments, which one (or a tuple: a tuple of derivatives);
-    the others are held constant.
+    the others are held constant.  ``has_aux``: f returns ``(value, aux)``; the result is
+    ``(f′(x), aux)``, aux without this derivative's perturbation.
 
     >>> derivative(lambda x: x * x)(3.0)
     6.0
@@ -131,8 +132,8 @@ def derivative(f, argnums=0):
     # a partial of a module function, not a closure: it pickles whenever f does (process pools,
     # Dask), and calling it is C code (a closure or an object's __call__ costs ~0.1 µs more of
     # the ~1.5 µs derivative of benchmark (a))
-    if argnums != 0:
-        return Bound(derivative, f, argnums, per_argument=True)
+    if argnums != 0 or has_aux:
+        return Bound(derivative, f, argnums, has_aux, per_argument=True)
     return functools.partial(_derivative_at, f)
 
 
