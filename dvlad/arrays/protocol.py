@@ -15,6 +15,7 @@ import numpy as np
 from . import assignment, composite, decompositions, methods, numerics, objects, products, \
     shaping, statistics, views
 from . import linalg as LA
+from .ufunc_methods import ufunc_method
 from . import primitives as A
 from ..core.base import concrete, dtype_of
 from ..core.rules import TABLE
@@ -82,7 +83,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     op = UFUNCS.get(ufunc)
     if op is None and _add_scipy_ufuncs():
         op = UFUNCS.get(ufunc)
-    if method != "__call__" or op is None:
+    if method != "__call__" and op is not None:
+        return ufunc_method(ufunc, op, method, tuple(objects.repack(i) if _objects(i) else i
+                                                     for i in inputs), kwargs,
+                            f"{_ufunc_name(ufunc)}.{method}")
+    if op is None:
         raise _no_rule(_ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}"))
     extra = {k: v for k, v in kwargs.items() if not (k == "out" and v is None)}
     if extra:

@@ -1,0 +1,67 @@
+"""A ufunc's outer, reduce, accumulate and at on dvlad numbers (dvlad/arrays/ufunc_methods.py):
+values as numpy's, derivatives checked by check_grads to order 2."""
+import numpy as np
+import pytest
+
+import dvlad as ad
+from dvlad import AssignmentError, NotDifferentiableError
+
+X = np.array([0.3, -1.2, 2.0, 0.7])
+Y = np.array([1.0, 2.0, -0.5])
+W12, W16 = np.arange(12.0).reshape(4, 3), np.arange(16.0).reshape(4, 4)
+
+CASES = {
+    "subtract.outer": lambda v: np.sum(np.subtract.outer(v, Y) ** 2 * W12),
+    "multiply.outer": lambda v: np.sum(np.multiply.outer(v, v) * W16),
+    "logaddexp.reduce": lambda v: np.logaddexp.reduce(v),
+    "maximum.reduce": lambda v: np.maximum.reduce(v * np.array([1.0, 2.0, 0.1, 1.0])),
+    "multiply.reduce": lambda v: np.multiply.reduce(v),
+    "add.reduce axis=1": lambda v: np.sum(np.add.reduce(np.outer(v, v), axis=1) ** 2),
+    "hypot.reduce keepdims": lambda v: np.sum(np.hypot.reduce(np.outer(v, Y), axis=0,
+                                                              keepdims=True) * Y),
+    "logaddexp.reduce axes": lambda v: np.logaddexp.reduce(np.outer(v, Y), axis=(0, 1)),
+    "logaddexp.reduce None": lambda v: np.logaddexp.reduce(np.outer(v, Y), axis=None),
+    "multiply.accumulate": lambda v: np.sum(np.multiply.accumulate(v) * np.arange(4.0)),
+    "add.accumulate": lambda v: np.sum(np.add.accumulate(v) ** 2),
+    "maximum.accumulate": lambda v: np.sum(np.maximum.accumulate(v) * np.arange(1.0, 5.0)),
+    "logaddexp.accumulate axis=1": lambda v: np.sum(
+        np.logaddexp.accumulate(np.outer(v, Y), axis=1) * W12),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_ufunc_methods_agree_with_numpy_and_differentiate(name):
+    f = CASES[name]
+    assert ad.value_and_gradient_r(f)(X)[0] == pytest.approx(f(X.copy()), rel=1e-15)
+    ad.check_grads(f, X, order=2)
+
+
+def test_logaddexp_reduce_is_a_logsumexp():
+    g = ad.gradient_r(np.logaddexp.reduce)(X)
+    assert np.allclose(g, np.exp(X) / np.sum(np.exp(X)), rtol=1e-14, atol=0.0)
+
+
+def test_add_at_adds_at_repeated_indices_in_place():
+    def f(v):
+        h = v * 2.0
+        alias = h
+        np.add.at(h, np.array([0, 0, 2]), v[:3] ** 2)     # h[0] gets v0² and v1²
+        np.subtract.at(h, [1], 0.5)
+        return np.sum(alias ** 2)
+    h = X * 2.0
+    h[0] += X[0] ** 2 + X[1] ** 2
+    h[2] += X[2] ** 2
+    h[1] -= 0.5
+    assert ad.value_and_gradient_r(f)(X)[0] == pytest.approx(np.sum(h ** 2), rel=1e-15)
+    ad.check_grads(f, X, order=2)
+
+
+def test_what_would_change_the_value_or_drop_a_derivative_raises_by_name():
+    with pytest.raises(NotDifferentiableError, match="initial"):
+        ad.gradient_r(lambda v: np.logaddexp.reduce(v, initial=0.0))(X)
+    with pytest.raises(NotDifferentiableError, match="where"):
+        ad.gradient_r(lambda v: np.multiply.reduce(v, where=v > 0))(X)
+    with pytest.raises(AssignmentError, match="plain array"):
+        ad.gradient_r(lambda v: np.add.at(np.zeros(4), [0], v[0]))(X)
+    with pytest.raises(NotDifferentiableError, match="multiply.at"):
+        ad.gradient_r(lambda v: np.multiply.at(v * 1.0, [0], 2.0))(X)
