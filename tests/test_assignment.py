@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dvlad as ad
-from dvlad import AssignmentError, NotDifferentiableError
+from dvlad import AssignmentError, NotDifferentiableError, PerturbedConversionError
 
 W = np.array([1.0, 2.0])
 
@@ -172,3 +172,51 @@ def test_mT_is_the_transpose_of_the_last_two_axes_and_a_view():
         return np.sum(T * np.arange(4.0).reshape(2, 2))
     assert ad.value_and_gradient_r(f)(W)[0] == f(W.copy())
     ad.check_grads(f, W, order=2)
+
+
+X4 = np.array([0.3, -1.2, 2.0, 0.7])
+
+
+def fill(v):
+    H = np.outer(v, v)
+    np.fill_diagonal(H, v ** 2 * 3.0)
+    return np.sum(H * np.arange(16.0).reshape(4, 4))
+
+
+def put(v):
+    h = v * 2.0
+    np.put(h, [0, 2], v[1:3] ** 2)
+    return np.sum(h ** 3)
+
+
+def putmask(v):
+    h = v * 2.0
+    np.putmask(h, h > 0, v[:2] * 5.0)           # values cycled over a's flat positions
+    return np.sum(h ** 3)
+
+
+def place(v):
+    h = v * 2.0
+    np.place(h, h > 0, v[:2] * 5.0)             # values in order over the True places
+    return np.sum(h ** 3)
+
+
+@pytest.mark.parametrize("f", [fill, put, putmask, place], ids=lambda f: f.__name__)
+def test_numpys_writing_functions_update_an_array_number(f):
+    assert ad.value_and_gradient_r(f)(X4)[0] == pytest.approx(f(X4.copy()), rel=1e-15)
+    ad.check_grads(f, X4, order=2)
+
+
+def test_numpys_writing_functions_refuse_to_drop_a_derivative():
+    for write in (lambda a, v: np.fill_diagonal(a, v), lambda a, v: np.put(a, [0], v),
+                  lambda a, v: np.putmask(a, a > 0, v), lambda a, v: np.place(a, a > 0, v)):
+        with pytest.raises((AssignmentError, PerturbedConversionError)):   # (numpy's put
+            ad.gradient_r(lambda v: write(np.ones((4, 4)), v[0]))(X4)      # converts itself)
+
+
+def test_ldexp_and_matrix_rank():
+    f = lambda v: np.sum(np.ldexp(v * v, np.array([1, -2, 3, 0])))      # noqa: E731
+    assert np.array_equal(ad.gradient_r(f)(X4), 2 * X4 * 2.0 ** np.array([1, -2, 3, 0]))
+    ad.check_grads(f, X4, order=2)
+    g = ad.gradient_r(lambda v: v[0] * np.linalg.matrix_rank(np.outer(v, v)))(X4)
+    assert np.array_equal(g, [1.0, 0.0, 0.0, 0.0])      # the rank answers for the primal: 1

@@ -163,3 +163,68 @@ def in_place(op, how):
 IN_PLACE = {operator.add: "+=", operator.sub: "-=", operator.mul: "*=", operator.truediv: "/=",
             operator.pow: "**=", operator.floordiv: "//=", operator.mod: "%=",
             operator.matmul: "@="}
+
+
+# ---- numpy's functions that write into their first argument --------------------------------------
+
+def _into(a, what):
+    if not isinstance(a, ADNumber):
+        raise AssignmentError(
+            f"numpy.{what} would write a dvlad number into a plain "
+            f"{getattr(a, 'dtype', type(a).__name__)} array and drop its derivative: make the "
+            f"array from the number (np.where(mask, x, a), np.stack), or start from a dvlad "
+            f"number (a = a + 0 * x)")
+
+
+def _cycled(values, n):
+    """The first n of ``values`` repeated (numpy's put, putmask and place reuse a short one)."""
+    size = int(np.prod(A.shape(values))) if isinstance(values, ADNumber) else np.size(values)
+    if size == n:
+        return A.reshape(values, (n,)) if isinstance(values, ADNumber) else np.ravel(values)
+    flat = A.reshape(values, (-1,)) if isinstance(values, ADNumber) else np.ravel(values)
+    return A.getitem(flat, np.arange(n) % size) if isinstance(values, ADNumber) else \
+        flat[np.arange(n) % size]
+
+
+def fill_diagonal(a, val, wrap=False):
+    """np.fill_diagonal into an array-valued dvlad number: a[i, i, ...] = val (cycled)."""
+    _into(a, "fill_diagonal")
+    shp = A.shape(a)
+    if len(shp) > 2 and len(set(shp)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    if wrap and len(shp) == 2 and shp[0] > shp[1] + 1:
+        raise NotDifferentiableError("np.fill_diagonal(..., wrap=True) of a tall matrix: write "
+                                     "the diagonals as assignments")
+    k = np.arange(min(shp))
+    assign(a, (k,) * len(shp), _cycled(val, len(k)))
+
+
+def put(a, ind, v, mode="raise"):
+    """np.put into an array-valued dvlad number: a.flat[ind] = v (cycled)."""
+    _into(a, "put")
+    shp = A.shape(a)
+    flat = np.ravel(ind)
+    flat = np.ravel_multi_index(np.unravel_index(flat % int(np.prod(shp)), shp), shp) \
+        if mode == "wrap" else np.clip(flat, 0, int(np.prod(shp)) - 1) if mode == "clip" else flat
+    assign(a, np.unravel_index(flat, shp), _cycled(v, len(flat)))
+
+
+def putmask(a, mask, values):
+    """np.putmask into an array-valued dvlad number: a.flat[n] = values.flat[n] (cycled) where
+    mask.flat[n]."""
+    _into(a, "putmask")
+    shp = A.shape(a)
+    full = _cycled(values, int(np.prod(shp)))
+    full = A.reshape(full, shp) if isinstance(full, ADNumber) else np.reshape(full, shp)
+    update(a, A.where(np.asarray(strip(mask), bool), full, a), "= (np.putmask)")
+
+
+def place(arr, mask, vals):
+    """np.place into an array-valued dvlad number: the True places of mask take vals in order
+    (cycled)."""
+    _into(arr, "place")
+    mask = np.asarray(strip(mask), bool)
+    assign(arr, mask, _cycled(vals, int(np.count_nonzero(mask))))
+
+
+FUNCTIONS = {np.fill_diagonal: fill_diagonal, np.put: put, np.putmask: putmask, np.place: place}

@@ -235,11 +235,12 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
                             np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
                             np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
                             np.iscomplex, np.result_type, np.can_cast, np.min_scalar_type,
-                            np.common_type)})
+                            np.common_type, np.linalg.matrix_rank)})
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
 FUNCTIONS[np.copyto] = assignment.copyto
+FUNCTIONS.update(assignment.FUNCTIONS)  # fill_diagonal, put, putmask, place
 FUNCTIONS.update(decompositions.FUNCTIONS)
 FUNCTIONS.update(products.FUNCTIONS)
 FUNCTIONS.update(shaping.FUNCTIONS)

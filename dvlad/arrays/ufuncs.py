@@ -11,6 +11,7 @@ import numpy as np
 from . import linalg as LA
 from . import primitives as A
 from ..core.number import ADNumber, strip
+from ..core.tags import NotDifferentiableError
 
 __all__ = ["UFUNCS", "vecdot", "matvec", "vecmat"]
 
@@ -79,8 +80,16 @@ def _nextafter(x1, x2):
     return np.nextafter(_p(x1), _p(x2)) + _moved(x1)
 
 
+def _ldexp(x1, x2):
+    """x1·2^x2 for integer x2 (exact): d = dx1·2^x2."""
+    if isinstance(x2, ADNumber):
+        raise NotDifferentiableError("np.ldexp(x1, x2): x2 is an integer exponent; dvlad "
+                                     "differentiates in x1")
+    return x1 * np.ldexp(np.ones_like(_p(x1), dtype=np.result_type(_p(x1), np.float16)), x2)
+
+
 UFUNCS = {
-    np.heaviside: _heaviside, np.fmod: _fmod, np.modf: _modf, np.divmod: _divmod,
+    np.ldexp: _ldexp, np.heaviside: _heaviside, np.fmod: _fmod, np.modf: _modf, np.divmod: _divmod,
     np.frexp: _frexp, np.spacing: lambda x: np.spacing(_p(x)), np.nextafter: _nextafter,
     np.vecdot: vecdot, np.matvec: matvec, np.vecmat: vecmat,
 }
