@@ -93,3 +93,17 @@ def test_dets_derivative_at_a_singular_matrix_is_the_adjugates_transpose():
     stack = np.stack([two, np.array([[2.0, 1.0], [1.0, 3.0]])])     # one singular, one not
     assert np.allclose(ad.gradient_r(lambda a: np.sum(np.linalg.det(a)))(stack),
                        [[[4.0, -2.0], [-2.0, 1.0]], [[3.0, -1.0], [-1.0, 2.0]]], rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["reshape F", "method reshape F", "take wrap", "take clip"])
+def test_reshape_in_column_order_and_take_with_wrapping_or_clipping(name):
+    x = np.arange(1.0, 7.0) * 0.3
+    w = np.arange(6.0).reshape(2, 3)
+    f = {"reshape F": lambda v: np.sum(np.reshape(v, (2, 3), order="F") * w),
+         "method reshape F": lambda v: np.sum(v.reshape((3, -1), order="F") ** 2 * w.T),
+         "take wrap": lambda v: np.sum(np.take(v, [0, 7, -9, 5], mode="wrap") ** 2
+                                       * np.arange(4.0)),
+         "take clip": lambda v: np.sum(np.take(v.reshape(2, 3), [5, -1], axis=1,
+                                               mode="clip") ** 3)}[name]
+    assert ad.value_and_gradient_r(f)(x)[0] == pytest.approx(f(x.copy()), rel=1e-15)
+    ad.check_grads(f, x, order=2)

@@ -145,10 +145,12 @@ def _diagflat(v, k=0):
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
     _plain("take", out=out)
-    if mode != "raise":
-        raise NotDifferentiableError(f"numpy.take with mode={mode!r}: dvlad differentiates "
-                                     f"mode='raise'; wrap or clip the indices yourself")
     indices = np.asarray(strip(indices))
+    if mode in ("wrap", "clip"):        # the indices moved as numpy moves them, then taken
+        n = int(np.prod(A.shape(a))) if axis is None else A.shape(a)[axis]
+        indices = indices % n if mode == "wrap" else np.clip(indices, 0, n - 1)
+    elif mode != "raise":
+        raise ValueError(f"numpy.take: mode must be 'raise', 'wrap' or 'clip'; got {mode!r}")
     if axis is None:
         return A.getitem(A.reshape(a, (-1,)), indices)
     return A.getitem(a, _axis_slices(_ndim(a), axis, indices))

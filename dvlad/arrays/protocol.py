@@ -151,8 +151,12 @@ def _as_dtype(r, dtype):
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     _plain(copy=copy)
+    if order == "F":            # column by column: the reversed axes' rows, reversed back
+        shp = np.empty(A.shape(a), bool).reshape(shape if shape is not None else newshape,
+                                                 order="F").shape
+        return A.transpose(A.reshape(A.transpose(a), shp[::-1]))
     if order != "C":
-        raise NotDifferentiableError("reshape: dvlad supports order='C'")
+        raise NotDifferentiableError(f"reshape: dvlad supports order 'C' and 'F'; got {order!r}")
     return A.reshape(a, shape if shape is not None else newshape)
 
 
