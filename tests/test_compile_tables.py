@@ -144,3 +144,32 @@ def test_a_value_the_next_block_reads_first_is_kept():
         same(c, F, x)
         same(c, F, x)
         assert replayed(c, 2) and "for r_ in" in c.source(), c.explain()
+
+
+def test_a_result_woven_from_several_lists_is_one_starred_weave():
+    """A loop of a fixed period of branches (i % 3): its gradient's elements come from three
+    rolled loops' lists in turn, spelled as one weave of three slices, not item by item."""
+    def period(x):
+        t = 0.0
+        for i, v in enumerate(x):
+            t = t + (v * v if i % 3 == 0 else ad.sin(v))
+        return t
+    rng = random.Random(4)
+    x = [rng.uniform(0.5, 1.5) for _ in range(3000)]
+    g = ad.gradient_r(period)
+    c = ad.compile(g)
+    same(c, g, x)
+    same(c, g, [v * 1.01 for v in x])
+    src = c.source()
+    assert replayed(c, 2) and len(src) < 1_500 and "*woven(" in src, (c.explain(), len(src))
+
+
+def test_the_weave_takes_its_lists_in_turn():
+    from dvlad.operators.compile.codegen import Names
+    from dvlad.operators.compile.outputs import _joined
+    names = Names({})
+    texts = ["v1"] + [f"s{j}_0[{t if j < 2 else 20 - t}]" for t in range(9) for j in range(3)]
+    assert _joined(texts, names) == "v1, *woven(s0_0[0:9], s1_0[0:9], s2_0[20:11:-1])"
+    woven = names.ns["woven"]
+    assert list(woven([1, 2], "ab", [None, 0])) == [1, "a", None, 2, "b", 0]
+    assert _joined(texts[:10], names) == ", ".join(texts[:10])     # 3 in turn: too short

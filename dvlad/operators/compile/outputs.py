@@ -1,5 +1,6 @@
 """The ends of a replay: the checks of the places F reads, before its body, and F's result
 rebuilt after it (its arrays as many objects as F returned, its constant arrays fresh)."""
+import itertools
 import re
 import types
 
@@ -73,6 +74,11 @@ def _joined(texts, names=None):
             out.append(f"*map(V_.__getitem__, {names.bind(at, 'at')})")
             k = end
             continue
+        woven = _woven(texts, k, names)
+        if woven is not None:
+            k, text = woven
+            out.append(text)
+            continue
         first, end, step = _ELEMENT.match(texts[k]), k + 1, 0
         if first and end < len(texts):
             name, i = first.group(1), int(first.group(2))
@@ -87,11 +93,49 @@ def _joined(texts, names=None):
             out.append(texts[k])
             k += 1
             continue
-        stop = i + (end - k) * step
-        out.append(f"*{name}[{i}:{stop}]" if step == 1 else
-                   f"*{name}[{i}::-1]" if stop < 0 else f"*{name}[{i}:{stop}:-1]")
+        out.append("*" + _slice(name, i, end - k, step))
         k = end
     return ", ".join(out)
+
+
+def _slice(name, i, count, step):
+    stop = i + count * step
+    return f"{name}[{i}:{stop}]" if step == 1 else \
+        f"{name}[{i}::-1]" if stop < 0 else f"{name}[{i}:{stop}:-1]"
+
+
+def _woven(texts, k, names):
+    """(end, text) for a run from k of items of P lists taken in turn, each list's index
+    stepping by ±1 (a loop of P branches: its gradient's elements), as one starred weave of P
+    slices, ``*woven(s0_1[0:3333], s0_3[0:3333], s1_0[3332::-1])``; None if there is none."""
+    if names is None:
+        return None
+    for p in range(2, 7):
+        if k + 2 * p > len(texts):
+            return None
+        ms = [_ELEMENT.match(t) for t in texts[k:k + 2 * p]]
+        if not all(ms) or any(ms[j].group(1) != ms[j + p].group(1) for j in range(p)):
+            continue
+        first = [(m.group(1), int(m.group(2))) for m in ms[:p]]
+        steps = [int(ms[j + p].group(2)) - first[j][1] for j in range(p)]
+        if any(st not in (1, -1) for st in steps):
+            continue
+        reps = 2
+        while k + (reps + 1) * p <= len(texts) and all(
+                (m := _ELEMENT.match(texts[k + reps * p + j])) and m.group(1) == first[j][0]
+                and int(m.group(2)) == first[j][1] + reps * steps[j] for j in range(p)):
+            reps += 1
+        if reps * p < 2 * RUN:
+            continue
+        woven = names.bind(_weave, "woven")
+        cols = ", ".join(_slice(name, i, reps, st) for (name, i), st in zip(first, steps))
+        return k + reps * p, f"*{woven}({cols})"
+    return None
+
+
+def _weave(*columns):
+    """The items of the columns taken in turn: a₀, b₀, c₀, a₁, b₁, …"""
+    return itertools.chain.from_iterable(zip(*columns))
 
 
 def check_source(entries, names, indent="    "):
