@@ -173,3 +173,32 @@ def test_the_weave_takes_its_lists_in_turn():
     woven = names.ns["woven"]
     assert list(woven([1, 2], "ab", [None, 0])) == [1, "a", None, 2, "b", 0]
     assert _joined(texts[:10], names) == ", ".join(texts[:10])     # 3 in turn: too short
+
+
+def test_pythons_max_in_a_loop_replays_from_a_table_and_its_zeros_are_picked():
+    """max(a, 0.0) is F's own comparison: a guard per element, a table; the gradient holds
+    arguments, table values and exact zeros, one starred pick."""
+    def f(x):
+        s = 0.0
+        for i in range(len(x) - 1):
+            s = s + max(x[i] * x[i + 1], 0.0)
+        return s
+    rng = random.Random(5)
+    x = [rng.uniform(-1, 1) for _ in range(3000)]
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    same(c, g, x)
+    same(c, g, [v * (1 + 1e-12) for v in x])
+    src = c.source()
+    assert replayed(c, 2) and len(src) < 2_000 and "*picked(V_, at" in src, len(src)
+
+
+def test_a_result_of_table_values_and_zeros_is_one_pick():
+    from dvlad.operators.compile.codegen import Names
+    from dvlad.operators.compile.outputs import _joined
+    names = Names({})
+    texts = ["V_[3]", "0.0", "V_[7]", "-0.0", "V_[1]", "V_[9]", "1.5", "V_[2]", "0.0"]
+    assert _joined(texts, names) == "*picked(V_, at), 0.0"
+    at, picked = names.ns["at"], names.ns["picked"]
+    got = picked([10.0 * i for i in range(10)], at)
+    assert got == [30.0, 0.0, 70.0, -0.0, 10.0, 90.0, 1.5, 20.0] and str(got[3]) == "-0.0"

@@ -56,6 +56,7 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
 
 _ELEMENT = re.compile(r"(s\d+_\d+)\[(\d+)\]\Z")     # an item of a rolled loop's list
 _TABLED = re.compile(r"V_\[(\d+)\]\Z")                # a value a table stored
+_NUMBER = re.compile(r"-?\d+\.\d*(e[-+]?\d+)?\Z")        # a float's literal
 RUN = 8
 
 
@@ -67,11 +68,18 @@ def _joined(texts, names=None):
     out, k = [], 0
     while k < len(texts):
         end = k
-        while names is not None and end < len(texts) and _TABLED.match(texts[end]):
+        while names is not None and end < len(texts) and (
+                _TABLED.match(texts[end]) or _NUMBER.match(texts[end])):
             end += 1
+        while end > k and not _TABLED.match(texts[end - 1]):
+            end -= 1
         if end - k >= RUN:
-            at = tuple(int(_TABLED.match(t).group(1)) for t in texts[k:end])
-            out.append(f"*map(V_.__getitem__, {names.bind(at, 'at')})")
+            at = tuple(int(m.group(1)) if m else (float(t),)
+                       for t, m in zip(texts[k:end], map(_TABLED.match, texts[k:end])))
+            if all(type(i) is int for i in at):
+                out.append(f"*map(V_.__getitem__, {names.bind(at, 'at')})")
+            else:       # (zeros among them: a gradient's elements no branch reached)
+                out.append(f"*{names.bind(_picked, 'picked')}(V_, {names.bind(at, 'at')})")
             k = end
             continue
         woven = _woven(texts, k, names)
@@ -131,6 +139,11 @@ def _woven(texts, k, names):
         cols = ", ".join(_slice(name, i, reps, st) for (name, i), st in zip(first, steps))
         return k + reps * p, f"*{woven}({cols})"
     return None
+
+
+def _picked(values, at):
+    """values[i] for each int i of ``at``, c for each (c,)."""
+    return [values[i] if type(i) is int else i[0] for i in at]
 
 
 def _weave(*columns):

@@ -309,10 +309,11 @@ class _Roller:
         return f"s{self.ident[maker]}_{slot}[{index}]"
 
     def _outside(self, a, names):
-        """How straight-line code after the loops spells a value (F's result)."""
+        """How code after the loops spells a value (F's result; an argument from V_ if any)."""
         if not isinstance(a, Traced):
             return names.const(a)
-        return self._spell([], 0, a.ref, ())
+        return f"V_[{a.ref}]" if self.tables and a.ref < self.n_inputs else \
+            self._spell([], 0, a.ref, ())
 
     # ---- when a loop cannot be spelled ------------------------------------------------------
 

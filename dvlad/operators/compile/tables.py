@@ -21,7 +21,7 @@ from .traced import Traced
 TABLE_MIN = 400     # straight operations a stretch needs to be made a table
 CUTS = 8            # kinds of operation tried as the cut (the most frequent)
 SMALLER = 4         # how many times shorter than straight code a table's templates must be
-BLOCK_MOST = 200    # items of a block, at most (a cut that leaves longer ones is not tried)
+BLOCK_MOST = 32     # items of a block, at most (a longer one is cut before each of its ops)
 
 
 def stretches(top, ops):
@@ -124,9 +124,10 @@ class Table:
         starts = [k for k, it in enumerate(items) if k == 0 or sig_of[it] == sig]
         ends = starts[1:] + [len(items)]
         keys, blocks = {}, []
-        for s, e in zip(starts, ends):
-            if e - s > BLOCK_MOST:
-                return None
+        cuts = []
+        for s, e in zip(starts, ends):      # (a long block is irregular code: op by op)
+            cuts += [(s, e)] if e - s <= BLOCK_MOST else [(k, k + 1) for k in range(s, e)]
+        for s, e in cuts:
             block = items[s:e]
             made = {refs[b][0]: j for j, b in enumerate(block) if self.ops[b][1][0] == "op"}
             key = tuple(self._key(b, made) for b in block)
