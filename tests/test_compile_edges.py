@@ -112,3 +112,17 @@ def test_a_dict_keyed_by_a_computed_number_runs_eagerly():
         for v in (2.0, 3.0):
             assert c(v) == F(v)
         assert "dict keyed by a number" in c.explain()
+
+
+def test_an_unread_numpy_operation_still_runs_so_errstate_sees_it():
+    def F(x):
+        unused = x * 1e308          # noqa: F841  (overflows for x > 1.8)
+        return x + 1.0
+    c = ad.compile(F)
+    with np.errstate(over="ignore"):
+        assert c(np.float64(2.0)) == 3.0
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            F(np.float64(2.0))
+        with pytest.raises(FloatingPointError):
+            c(np.float64(2.0))

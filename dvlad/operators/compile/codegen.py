@@ -263,7 +263,8 @@ def live(ops, outputs, pure=(), family=None):
     seen = set().union(*(family.roots(r) for r in needed)) if family else set()
     kept = []
     for index, op in reversed(ops):
-        if op[0] == "op" and op[1] not in needed and (op[3] in PURE or op[1] in pure or (
+        if op[0] == "op" and op[1] not in needed and (op[3] in PURE and _python(op[4]) or
+                                                      op[1] in pure or (
                 family is not None and family.unread(op[1], seen))):
             continue
         kept.append((index, op))
@@ -274,6 +275,11 @@ def live(ops, outputs, pure=(), family=None):
                     seen |= family.roots(a.ref)
     kept.reverse()
     return kept
+
+
+def _python(args):
+    """Whether an op's arguments are Python numbers (numpy's may raise under np.errstate)."""
+    return all(type(a.value if isinstance(a, Traced) else a) in (float, int, bool) for a in args)
 
 
 class Code:
