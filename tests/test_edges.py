@@ -689,7 +689,7 @@ def test_mpmath_functions_refuse_a_perturbed_number_and_name_dvlads(op):
                                         ("max", dict(initial=10.0)),
                                         ("min", dict(where=np.array([True, False]), initial=0.0)),
                                         ("prod", dict(initial=2.0)),
-                                        ("reshape", dict(order="F"))])
+                                        ("reshape", dict(order="A"))])
 def test_ndarray_methods_refuse_keywords_by_name(method, kw):
     """x.sum(where=...) etc. on a tracked array: numpy's keyword is honoured or refused with a
     named error, as for np.sum(x, where=...), never a TypeError from inside dvlad."""
