@@ -12,6 +12,7 @@ assignment, so a loop of them costs nothing extra.  Uses of a view made before t
 keep the old value, as uses of h do.
 """
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -23,6 +24,7 @@ __all__ = ["noted", "follow", "noted_array", "follow_arrays"]
 _VIEWS = {}         # id(h's array) -> (weakref to that array, [[view, source, make], ...])
 _ARRAYS = {}        # id(h's array) -> (weakref to that array, [weakrefs to np.asarray(h)'s])
 _KEYS = 8           # arrays with noted views kept before the unheld ones are forgotten
+_LOCK = threading.RLock()       # (threads take derivatives of array code at once)
 
 
 def _held(entry):
@@ -47,12 +49,13 @@ def noted(source, view, make, index=None):
     owner = b if b.base is None else b.base
     if a.base is not owner:
         return view
-    kept = _VIEWS.get(id(owner))
-    if kept is None or kept[0]() is not owner:
-        if len(_VIEWS) >= _KEYS:
-            _forget_the_unheld()
-        kept = _VIEWS[id(owner)] = (weakref.ref(owner), [])
-    kept[1].append([view, source, make, index])
+    with _LOCK:
+        kept = _VIEWS.get(id(owner))
+        if kept is None or kept[0]() is not owner:
+            if len(_VIEWS) >= _KEYS:
+                _forget_the_unheld()
+            kept = _VIEWS[id(owner)] = (weakref.ref(owner), [])
+        kept[1].append([view, source, make, index])
     return view
 
 
@@ -60,10 +63,12 @@ def made_by_indexing(view):
     """(source, index) when ``view`` was noted as ``source[index]``, source owning its memory
     (``row = H[1]``: ``row *= 3`` is ``H[1] = row * 3``); else None."""
     a = _array_of(view)
-    kept = _VIEWS.get(id(a.base)) if a is not None and a.base is not None else None
-    if kept is None or kept[0]() is not a.base:
-        return None
-    for v, source, _, index in kept[1]:
+    with _LOCK:
+        kept = _VIEWS.get(id(a.base)) if a is not None and a.base is not None else None
+        if kept is None or kept[0]() is not a.base:
+            return None
+        entries = list(kept[1])
+    for v, source, _, index in entries:
         if v is view and index is not None and _array_of(source) is a.base:
             return source, index
     return None
@@ -91,10 +96,11 @@ def noted_all(source, out, make):
 def follow(old_array, h):
     """After an assignment gave h a new array in place of ``old_array``: each view noted of the
     old array made again from h (its slots replaced), and noted as a view of h's new array."""
-    kept = _VIEWS.pop(id(old_array), None)
-    if kept is None or kept[0]() is not old_array:
-        return
-    entries = [e for e in kept[1] if _held(e)]
+    with _LOCK:
+        kept = _VIEWS.pop(id(old_array), None)
+        if kept is None or kept[0]() is not old_array:
+            return
+        entries = [e for e in kept[1] if _held(e)]
     for view, source, make, _ in entries:
         fresh = make(source)
         if type(fresh) is type(view):
@@ -102,7 +108,8 @@ def follow(old_array, h):
                 setattr(view, slot, getattr(fresh, slot))
     new_array = _array_of(h)
     if entries and new_array is not None and new_array.base is None:
-        _VIEWS[id(new_array)] = (weakref.ref(new_array), entries)
+        with _LOCK:
+            _VIEWS[id(new_array)] = (weakref.ref(new_array), entries)
 
 
 def noted_array(x, t):
@@ -112,28 +119,31 @@ def noted_array(x, t):
     b = _array_of(x)
     if b is None or b.base is not None:
         return t
-    kept = _ARRAYS.get(id(b))
-    if kept is None or kept[0]() is not b:
-        if len(_ARRAYS) >= _KEYS:
-            for key, (ref, ts) in list(_ARRAYS.items()):
-                if ref() is None or not any(r() is not None for r in ts):
-                    del _ARRAYS[key]
-        kept = _ARRAYS[id(b)] = (weakref.ref(b), [])
-    kept[1].append(weakref.ref(t))
+    with _LOCK:
+        kept = _ARRAYS.get(id(b))
+        if kept is None or kept[0]() is not b:
+            if len(_ARRAYS) >= _KEYS:
+                for key, (ref, ts) in list(_ARRAYS.items()):
+                    if ref() is None or not any(r() is not None for r in ts):
+                        del _ARRAYS[key]
+            kept = _ARRAYS[id(b)] = (weakref.ref(b), [])
+        kept[1].append(weakref.ref(t))
 
 
 def follow_arrays(old_array, h, rewrite):
     """After an assignment into h: ``rewrite(t, h)`` for each asarray t noted of its old
     array, then noted as one of h's new array."""
-    kept = _ARRAYS.pop(id(old_array), None)
-    if kept is None or kept[0]() is not old_array:
-        return
-    alive = [r for r in kept[1] if r() is not None]
+    with _LOCK:
+        kept = _ARRAYS.pop(id(old_array), None)
+        if kept is None or kept[0]() is not old_array:
+            return
+        alive = [r for r in kept[1] if r() is not None]
     for r in alive:
         rewrite(r(), h)
     new_array = _array_of(h)
     if alive and new_array is not None and new_array.base is None:
-        _ARRAYS[id(new_array)] = (weakref.ref(new_array), alive)
+        with _LOCK:
+            _ARRAYS[id(new_array)] = (weakref.ref(new_array), alive)
 
 
 def _forget_the_unheld():

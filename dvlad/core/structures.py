@@ -30,10 +30,16 @@ def as_real(x):
 
 def direction_like(v, point):
     """A direction (or cotangent) leaf v in the precision of its point: a float32 direction of
-    a float64 point is widened (it must not narrow the computation); anything else as it is."""
+    a float64 point is widened (it must not narrow the computation), a bool or numpy integer
+    one made a float (sums of them would be logical or wrap around); anything else as it is."""
     p = point
     while isinstance(p, ADNumber):
         p = p.primal
+    if type(v) is bool or isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biu":
+        v = np.asarray(v, np.result_type(p, np.float16) if isinstance(p, (np.ndarray, np.generic))
+                       and np.asarray(p).dtype.kind == "f" else np.float64)
+        v = v[()] if v.ndim == 0 and not isinstance(point, np.ndarray) else v
+        v = float(v) if type(p) is float and np.ndim(v) == 0 else v
     if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind == "f":
         want = (np.result_type(np.float64 if type(p) is float else p, v)
                 if isinstance(p, (np.ndarray, np.generic, float)) else None)

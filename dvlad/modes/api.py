@@ -10,8 +10,8 @@ import numpy as np
 
 from ..core.base import one_like, zero_like
 from ..core.number import ADNumber, strip, strip_dead
-from ..core.structures import as_real, flatten, flatten_like, in_precision, like_leaf, map_leaves, \
-    precision, unflatten
+from ..core.structures import as_real, direction_like, flatten, flatten_like, in_precision, \
+    like_leaf, map_leaves, precision, unflatten
 from ..core.switch import REFERENCE
 from ..core.tags import REVERSE, new_tag
 from ..numbers.bundle import Bundle, primal_of
@@ -155,7 +155,8 @@ def _vjp(f, x, origin):
     def pullback(ybar):
         bars = flatten_like(ybar, rec.out_tree, "the pullback's input", "the result")
         _same_shapes(rec.outs, bars, "pullback: the cotangent", "the result")
-        return _gradient_of(rec, [strip_dead(b) for b in bars])
+        return _gradient_of(rec, [direction_like(strip_dead(b), u)
+                                  for b, u in zip(bars, rec.outs)])
     return y_primal, pullback
 
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
 from ..core.structures import describe, is_number
-from ..core.tags import NotDifferentiableError
+from ..core.tags import ArgumentError, NotDifferentiableError
 
 __all__ = ["Applied", "Bound", "_real", "_scalar", "_same_shapes", "_is_zero"]
 
@@ -57,9 +57,13 @@ class Bound(Applied):
 
     def __call__(self, *args):
         argnums = self.argnums
-        for n in (argnums if isinstance(argnums, tuple) else (argnums,)):
+        named = argnums if isinstance(argnums, tuple) else (argnums,)
+        if len({n % max(len(args), 1) for n in named}) < len(named):
+            raise ArgumentError(f"{self.origin}: argnums {argnums!r} names an argument twice; "
+                                f"name each once (and repeat its result yourself)")
+        for n in named:
             if not -len(args) <= n < len(args):
-                raise ValueError(f"{self.origin}: argnums {argnums!r} names argument {n}, but "
+                raise ArgumentError(f"{self.origin}: argnums {argnums!r} names argument {n}, but "
                                  f"f got {len(args)} argument(s)")
         if isinstance(argnums, tuple) and self.per_argument:
             each = [Bound(self.make, self.f, n, self.has_aux)(*args) for n in argnums]

@@ -95,9 +95,13 @@ def _scaled(d, t):
             return t
         if d == -1.0:
             return -t
-    if type(t) is float and t == 1.0 and type(d) is not int:
-        return d
+    if type(t) is float and t == 1.0 and (type(d) is float or type(d) is not int and
+                                          not isinstance(d, _EXACT)):
+        return d                # (a bool or integer partial, x·(c > 0), widens: d·1.0)
     return d * t
+
+
+_EXACT = (bool, np.bool_, np.integer)
 
 
 def lift(prim, tag, args, ins):

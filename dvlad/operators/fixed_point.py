@@ -88,7 +88,21 @@ def root(g, x0, *, tol=None, max_iter=100):
             step = _gauss_solve(jacobian_f(lambda v: tuple(g(kind(v))))(x), list(g(kind(x))))
             return kind(a - d for a, d in zip(x, step))
         return fixed_point(newton, x0, tol=tol, max_iter=max_iter)
-    return fixed_point(lambda x: x - g(x) / derivative(g)(x), x0, tol=tol, max_iter=max_iter)
+
+    def newton_1(x):
+        slope = derivative(g)(x)
+        if not strip(slope):
+            raise _flat(x)
+        return x - g(x) / slope
+    return fixed_point(newton_1, x0, tol=tol, max_iter=max_iter)
+
+
+def _flat(x):
+    where = "" if x is None else f" at x = {strip(x)!r}"
+    return FixedPointError(
+        f"root: Newton's method met a zero derivative (a singular Jacobian){where}: g has no "
+        f"simple root reachable from x0 there. Start from another x0, or look for a minimum "
+        f"of g instead (a double root)", None, None)
 
 
 def _gauss_solve(a, b):
@@ -97,6 +111,8 @@ def _gauss_solve(a, b):
     a = [list(row) + [b[i]] for i, row in enumerate(a)]
     for k in range(n):
         p = max(range(k, n), key=lambda i: abs(strip(a[i][k])))
+        if not strip(a[p][k]):
+            raise _flat(None)
         a[k], a[p] = a[p], a[k]
         for i in range(k + 1, n):
             m = a[i][k] / a[k][k]

@@ -17,6 +17,8 @@ Since those solutions are ``odeint`` calls on whatever numbers the maps are give
 older perturbations when derivatives nest), they are differentiated again the same way: a
 Hessian is a tangent system of an adjoint system, and so on.  notes/odeint.md has the math.
 """
+import threading
+
 import numpy as np
 
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
@@ -106,6 +108,7 @@ def _parameters(args):
 
 
 _CONSTANT = object()
+_LSODA = threading.local()      # .running: this thread is inside scipy's odeint
 
 
 def _integral(v):
@@ -184,7 +187,16 @@ def _primal(rhs, x, opts, first, info):
     if "Dfun" in extra:
         d = extra.pop("Dfun")
         extra["Dfun"] = None if d is None else (lambda y, s, *a: d(y, s, *fargs))
-    Y, out = si.odeint(g, y0, t, full_output=1, **opts, **extra)
+    if getattr(_LSODA, "running", False):
+        raise ArgumentError(
+            "odeint inside the func of another odeint: scipy's LSODA keeps its state in one "
+            "place and cannot solve two problems at once (it would silently return wrong "
+            "values). Solve the inner problem outside func, or both as one system")
+    _LSODA.running = True
+    try:
+        Y, out = si.odeint(g, y0, t, full_output=1, **opts, **extra)
+    finally:
+        _LSODA.running = False
     if info is not None:
         info["info"] = out
     elif out["message"] not in ("Integration successful.",
