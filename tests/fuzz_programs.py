@@ -220,9 +220,21 @@ def _smooth_here(row, args):
             if down != r or up != r:
                 return False
         elif abs(up - down) > 4 * d * LIMIT * max(1, abs(r)) or \
-                abs(up - 2 * r + down) > 1e-2 * d * max(1, abs(r)):
+                abs(up - 2 * r + down) > 1e-2 * d * max(1, abs(r)) or \
+                not _slope_smooth(row, args, i, d):
             return False
     return True
+
+
+def _slope_smooth(row, args, i, d):
+    """Whether the slope in argument i bends by far less than a kink would within d of args: a
+    jump of f″ (i1e at 0, e^(−|x|)·I₁(x) = x/2 − x|x|/2 + ...) bends the slope, not the value."""
+    slope = ad.derivative(lambda t: row.call(*args[:i], t, *args[i + 1:]))
+    try:
+        lo, mid, hi = slope(args[i] - d), slope(args[i]), slope(args[i] + d)
+    except (ArithmeticError, ValueError):
+        return False
+    return abs(hi - 2 * mid + lo) <= 1e-2 * d * max(1, abs(mid))
 
 
 def _elementwise(row):

@@ -175,6 +175,14 @@ ORACLES = {
     # the chi-square cdf by Kummer's series, P(a, u) = u^a e^(−u) ₁F₁(1; a + 1; u)/Γ(a + 1) at
     # a = v/2, u = x/2 (not the incomplete gamma function)
     "chdtr": lambda v, x: _chi2_series(v, x), "chdtrc": lambda v, x: 1 - _chi2_series(v, x),
+    "i0e": lambda x: mpmath.besseli(0, x) * mpmath.exp(-abs(x)),
+    "i1e": lambda x: mpmath.besseli(1, x) * mpmath.exp(-abs(x)),
+    "erfcx": lambda x: mpmath.exp(x * x) * mpmath.erfc(x),
+    "log_expit": lambda x: -mpmath.log(1 + mpmath.exp(-x)),
+    "entr": lambda x: -x * mpmath.log(x), "rel_entr": lambda x, y: x * mpmath.log(x / y),
+    "kl_div": lambda x, y: x * mpmath.log(x / y) - x + y,
+    "exp1": lambda x: -mpmath.ei(-x), "expi": mpmath.ei,      # E₁(x) = −Ei(−x) for x > 0
+    "spence": lambda z: mpmath.polylog(2, 1 - z), "zeta": mpmath.zeta,
 }
 # Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
 # closed-form derivative (gammainc's a): differentiated in y only

@@ -113,8 +113,8 @@ def test_values_at_poles_and_edges_follow_scipy():
 
 
 def test_a_special_function_without_a_rule_is_named_with_its_module():
-    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.erfcx has no dvlad rule"):
-        ad.gradient_r(lambda x: np.sum(sc.erfcx(x)))(np.array([0.5, 1.5]))
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.dawsn has no dvlad rule"):
+        ad.gradient_r(lambda x: np.sum(sc.dawsn(x)))(np.array([0.5, 1.5]))
 
 
 def test_dvlad_does_not_import_scipy():

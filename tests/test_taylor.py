@@ -136,6 +136,14 @@ MP = SimpleNamespace(
     betaincc=lambda a, b, x: mpmath.betainc(a, b, x, 1, regularized=True),
     chdtr=lambda v, x: mpmath.gammainc(v / 2, 0, x / 2, regularized=True),
     chdtrc=lambda v, x: mpmath.gammainc(v / 2, x / 2, mpmath.inf, regularized=True),
+    i0e=lambda x: mpmath.besseli(0, x) * mpmath.exp(-abs(x)),
+    i1e=lambda x: mpmath.besseli(1, x) * mpmath.exp(-abs(x)),
+    erfcx=lambda x: mpmath.exp(x * x) * mpmath.erfc(x),
+    log_expit=lambda x: -mpmath.log(1 + mpmath.exp(-x)),
+    entr=lambda x: -x * mpmath.log(x), rel_entr=lambda x, y: x * mpmath.log(x / y),
+    kl_div=lambda x, y: x * mpmath.log(x / y) - x + y,
+    exp1=lambda x: -mpmath.ei(-x), expi=mpmath.ei,
+    spence=lambda z: mpmath.polylog(2, 1 - z), zeta=mpmath.zeta,
 )
 
 
@@ -151,7 +159,8 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "digamma": "2.7", "expit": "0.7", "logit": "0.3", "ndtr": "0.6",
                 "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8", "cbrt": "2.5",
                 "sinc": "0.1", "gamma": "-1.5", "rgamma": "-2.0", "j0": "0.8", "j1": "-2.2",
-                "y0": "0.8", "y1": "2.2"}
+                "y0": "0.8", "y1": "2.2", "i0e": "0.8", "i1e": "-2.2", "erfcx": "0.6",
+                "log_expit": "0.7", "entr": "0.6", "exp1": "0.7", "expi": "-1.6", "spence": "1"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
                  "atan2": ("0.7", "-1.3"), "hypot": ("0.7", "-1.3"),
@@ -163,7 +172,8 @@ BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", 
                  "jn": ("2", "1.3"), "yn": ("2", "1.3"), "ive": ("2", "-1.3"),
                  "gammainc": ("2.5", "1.3"), "gammaincc": ("1", "0.8"), "stdtr": ("3", "0.7"),
                  "pdtr": ("2", "1.3"), "poch": ("-1.5", "0.8"), "pdtrc": ("3", "2.2"),
-                 "chdtr": ("3", "1.3"), "chdtrc": ("1.2", "0.4")}
+                 "chdtr": ("3", "1.3"), "chdtrc": ("1.2", "0.4"), "rel_entr": ("0.7", "1.9"),
+                 "kl_div": ("1.6", "0.4"), "zeta": ("2", "1.3")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
@@ -171,7 +181,8 @@ SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1
                "xlog1py": "0.9", "betaln": "1.7", "polygamma": None, "iv": None, "fmax": "0.7",
                "fmin": "0.7", "copysign": "1.3", "beta": "1.7", "jn": None, "yn": None,
                "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None,
-               "poch": "1.7", "pdtrc": None, "chdtr": None, "chdtrc": None}
+               "poch": "1.7", "pdtrc": None, "chdtr": None, "chdtrc": None, "rel_entr": "0.7",
+               "kl_div": "1.6", "zeta": None}
 # rows whose first argument is an integer order (polygamma's n) or a shape argument
 # (gammainc's a): a series in the other only
 ORDER_ROWS = {r.name for r in TABLE if r.fixed}

@@ -51,6 +51,7 @@ from .base import INF, MPF, concrete, real_only
 from .number import ADNumber
 from . import distributions as D
 from . import special as X
+from . import special_more as M
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
 SP = X.lib        # lib of a special row: scipy.special's function (when installed) and mpmath's
@@ -177,8 +178,46 @@ def sinc_slope_series(x):
     return -(p * p) * x * s / 3
 
 
+def _mpf_based(x):
+    """Whether x's base number (under every AD layer) is an mpf."""
+    while isinstance(x, ADNumber):
+        x = x.primal
+    return type(concrete(x)) is MPF
+
+
+def spence_slope_series(z):
+    """spence′(z) = log z/(1 − z) near z = 1, where it is 0/0 (its limit −1 at z = 1) and its
+    derivatives cancel (1/(z(1 − z)) against log z/(1 − z)²): −log1p(u)/u = −Σₖ (−u)ᵏ/(k + 1),
+    u = z − 1, in Horner form.  60 terms: for |u| < 1/32 the rest is below 1e-90, and its
+    derivatives to order 8 below 1e-60, so they are exact at 50 digits too; only exact integers
+    divide (an mpf keeps its precision).  Written in arithmetic, so it nests like a partial."""
+    one = mpmath.mpf(1) if _mpf_based(z) else 1.0
+    u = z - 1.0
+    s = one / 61
+    for k in range(60, 0, -1):
+        s = one / k - u * s
+    return -s
+
+
+def erfcx_slope_fraction(x, r):
+    """erfcx′(x) = 2x·erfcx(x) − 2/√π for x ≥ 4, without the formula's cancellation (its terms
+    agree to 1/(2x²): in floats it lost 3e-11 of the value at x = 1e3, 2e-6 at 1e5, all of it
+    at 1e8).  Laplace's continued fraction √π·erfcx(x) = 1/(x + t), t = (1/2)/(x + 1/(x +
+    (3/2)/(x + 2/(x + ...)))), gives erfcx′(x) = −(2/√π)·t/(x + t), a ratio of positive terms.
+    40 terms: the slope is exact to 1e-23 at x = 4 (5e-40 at x = 8), in floats and float32.  An mpf
+    keeps the formula (whose cancellation costs log₁₀(2x²) of its digits: 1.5 at x = 4, 6 at
+    1e3), as 40 terms give 23 digits.  Written in arithmetic, so it nests like a partial."""
+    if _mpf_based(x):
+        return 2.0 * x * r - 2 / mpmath.sqrt(+mpmath.pi)
+    t = 0.0
+    for k in range(40, 0, -1):
+        t = (0.5 * k) / (x + t)
+    return -2.0 / math.sqrt(math.pi) * t / (x + t)
+
+
 # functions the rows' partial texts call besides the rows themselves
-HELPERS = {"sinc_slope_series": sinc_slope_series}
+HELPERS = {"sinc_slope_series": sinc_slope_series, "spence_slope_series": spence_slope_series,
+           "erfcx_slope_fraction": erfcx_slope_fraction}
 
 
 def _cbrt_math(x):
@@ -259,6 +298,10 @@ POW_DX = ("2.0 * x if constant(y) and y == 2 else (y * x ** (y - 1) if not (y < 
 POW_DY = "r * log(x) if x > 0 else (0.0 if x == 0 else NAN)"
 
 P1, P2 = (("0.7",), ("-1.3",)), (("1.3", "0.7"), ("-0.9", "1.6"))
+# the entropies' partials in x and in y: the formula inside their domain x, y > 0, the limit
+# at its edges x = 0 (y > 0) and y = 0 (x = 0), nan where the value is ±inf
+_ENTROPY_X = "{} if x > 0 and y > 0 else (-INF if x == 0 and y > 0 else NAN)"
+_ENTROPY_Y = "{} if y > 0 and x >= 0 else ({} if x == 0 and y == 0 else NAN)"
 
 TABLE = [
     # ---- binary --------------------------------------------------------------------------------
@@ -509,6 +552,56 @@ TABLE = [
          lib=SP("ive", X.mp_ive, numpy_wrapper=X.iv_arrays, float_wrapper=X.iv_floats),
          special=("ive",), orders=(0,),
          points=(("2", "1.3"), ("0", "-0.7"), ("1.5", "2.1"))),
+    # exponentially scaled I₀ and I₁, I_n(x)·e^(−|x|): ∂x = I_n′·e^(−|x|) − sign(x)·r with I₀′ = I₁
+    # and I₁′ = (I₀ + I₂)/2 (= I₀ − I₁/x, without the division: ½ at x = 0)
+    Rule("i0e", "i0e(x)", ("i1e(x) - sign(x) * r",), lib=SP("i0e", M.mp_i0e), special=("i0e",),
+         points=(("0.8",), ("-2.2",))),
+    Rule("i1e", "i1e(x)", ("0.5 * (i0e(x) + ive(2, x)) - sign(x) * r",),
+         lib=SP("i1e", M.mp_i1e), special=("i1e",), points=(("0.8",), ("-2.2",))),
+    # e^(x²)·erfc x: erfcx′ = 2x·erfcx − 2/√π, whose terms cancel for a large x; from x = 4 by
+    # a continued fraction (erfcx_slope_fraction)
+    Rule("erfcx", "erfcx(x)", ("2.0 * x * r - 2.0 / sqrt(pi(x)) if x < 4.0 else "
+                               "erfcx_slope_fraction(x, r)",),
+         lib=SP("erfcx", M.mp_erfcx), special=("erfcx",),
+         points=(("0.6",), ("-1.4",), ("5.5",))),
+    # log σ(x) = −log1p(e^−x): (log σ)′ = σ(−x) = 1 − σ(x), σ computed stably (expit's row)
+    Rule("log_expit", "log_expit(x)", ("expit(-x)",),
+         lib=SP("log_expit", M.mp_log_expit, M.math_log_expit), special=("log_expit",),
+         points=(("0.7",), ("-3.1",))),
+    # the entropies −x log x, x log(x/y), x log(x/y) − x + y.  At x = 0 (y ≥ 0) scipy's value
+    # is the limit (0, 0, y): the x-partial is its limit (+inf, −inf, −inf), the y-partial −x/y
+    # exact (0; 1 − x/y = 1), also at y = 0 (one-sided); where scipy's value is ±inf (x < 0, or
+    # y ≤ 0 < x, or y < 0) a partial is nan (so is the x-partial at (0, 0))
+    Rule("entr", "entr(x)", ("-log(x) - 1.0 if x >= 0 else NAN",),
+         lib=SP("entr", M.mp_entr, M.math_entr), special=("entr",),
+         points=(("0.6",), ("2.5",))),
+    Rule("rel_entr", "rel_entr(x, y)", (_ENTROPY_X.format("log(x / y) + 1.0"),
+                                        _ENTROPY_Y.format("-x / y", "0.0")),
+         lib=SP("rel_entr", M.mp_rel_entr, M.math_rel_entr), special=("rel_entr",),
+         points=(("0.3", "1.7"), ("1.6", "0.4"))),
+    Rule("kl_div", "kl_div(x, y)", (_ENTROPY_X.format("log(x / y)"),
+                                    _ENTROPY_Y.format("1.0 - x / y", "1.0")),
+         lib=SP("kl_div", M.mp_kl_div, M.math_kl_div), special=("kl_div",),
+         points=(("0.7", "1.9"), ("1.6", "0.4"))),
+    # the exponential integrals E₁(x) = ∫ₓ^∞ e⁻ᵗ/t dt (x > 0; nan below, as scipy) and Ei:
+    # E₁′ = −e⁻ˣ/x, Ei′ = eˣ/x; at x = 0 their limits from the right, −inf and +inf (as log′(0))
+    Rule("exp1", "exp1(x)", ("-exp(-x) / x if x > 0 else (-INF if x == 0 else NAN)",),
+         lib=SP("exp1", M.mp_exp1), special=("exp1",), points=(("0.7",), ("2.5",))),
+    Rule("expi", "expi(x)", ("exp(x) / x if x else INF",), lib=SP("expi", M.mp_expi),
+         special=("expi",), points=(("0.7",), ("-1.6",), ("2.5",))),
+    # scipy's spence(z) = ∫₁^z log t/(1 − t) dt = Li₂(1 − z), z ≥ 0: spence′ = log z/(1 − z), 0/0
+    # at z = 1 (its limit −1) and cancelling near it at higher orders: there its series
+    Rule("spence", "spence(x)", ("spence_slope_series(x) if abs(x - 1.0) < 0.03125 else "
+                                 "(log(x) / (1.0 - x) if x >= 0 else NAN)",),
+         lib=SP("spence", M.mp_spence), special=("spence",),
+         points=(("0.4",), ("1",), ("2.5",))),
+    # the Hurwitz zeta function ζ(x, q) = Σₙ (n + q)^(−x): ∂q = −x·ζ(x + 1, q); the exponent x
+    # (the zeta distribution's shape) is not differentiated: scipy has no derivative in it.
+    # scipy.special.zeta is a Python function, not a ufunc: on tracked arrays use dvlad.zeta
+    Rule("zeta", "zeta(x, y)", ("no_derivative('zeta', 'x', 'shape')",
+                                "-like(y, x) * zeta(like(y, x) + 1.0, y)"),
+         lib=SP("zeta", M.mp_zeta), shapes=(0,),
+         points=(("2", "1.3"), ("3.5", "0.6"), ("1.5", "2.2"))),
     # the regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 − P: ∂x = ±x^(a−1)e^(−x)
     # /Γ(a), as exp((a − 1)·log x − x − log Γ(a)), with xlogy's 0·log 0 = 0 for a = 1 at x = 0
     # (like(y, x): the constant a in x's precision, an mpf for an mpf x); the a-partial has no
