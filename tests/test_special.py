@@ -165,6 +165,45 @@ def test_logaddexp_partials_without_scipy(monkeypatch):
     assert special.expit_arrays(None)(x.astype(np.float32)).dtype == np.float32
 
 
+def test_log_ndtr_far_in_its_left_tail_to_order_three():
+    """(log Φ)′ = e^(−x²/2 − r)/√(2π) cancels for x ≪ 0 (−x²/2 against r ≈ −x²/2 − log(−x√(2π))):
+    its 2nd derivative was 3e-5 off at x = −1000.  Below 0 the row takes √(2/π)/erfcx(−x/√2).
+    Against mpmath (φ/Φ differentiated at 100 digits: log Φ's own differences lose its 5e5), in
+    both modes, for floats, arrays and an mpf."""
+    def slopes(x, orders=(0, 1, 2)):
+        with mpmath.workdps(100):
+            slope = lambda t: mpmath.npdf(t) / mpmath.ncdf(t)
+            return [+mpmath.diff(slope, mpmath.mpf(x), k) for k in orders]
+    mpmath.mp.dps = 40
+    D, R = ad.derivative, ad.gradient_r
+    for x in (-1000.0, -40.0, -6.5, -0.3):
+        want = slopes(x)
+        close(D(ad.log_ndtr)(x), want[0], rel=1e-14)
+        close(R(D(ad.log_ndtr))(x), want[1], rel=1e-13)
+        close(D(R(D(ad.log_ndtr)))(x), want[2], rel=1e-12)
+    grid = np.array([-1000.0, -40.0, -6.5, -0.3])
+    close(D(D(ad.log_ndtr))(grid), [float(slopes(x, (1,))[0]) for x in grid], rel=1e-13)
+    with mpmath.workdps(40):
+        x = mpmath.mpf(-1000)
+        got = D(D(ad.log_ndtr))(x)
+        assert type(got) is mpmath.mpf
+        assert abs(got / slopes(x, (1,))[0] - 1) < mpmath.mpf(10) ** -35
+
+
+def test_erfcx_slope_of_an_mpf_far_out_keeps_the_working_precision():
+    """erfcx′ = 2x·erfcx − 2/√π lost log₁₀(2x²) digits of an mpf (6 at x = 707: the 2nd
+    derivative of log_ndtr at −1000 was 2e-30 off at 40 digits); the continued fraction now takes
+    as many terms as the precision needs, to every order."""
+    mpmath.mp.dps = 40
+    with mpmath.workdps(100):
+        erfcx = lambda t: mpmath.exp(t * t) * mpmath.erfc(t)
+        want = [+mpmath.diff(erfcx, mpmath.mpf(x), k) for x in (707, 4.5) for k in (1, 2)]
+    D = ad.derivative
+    got = [f(mpmath.mpf(x)) for x in (707, 4.5) for f in (D(ad.erfcx), D(D(ad.erfcx)))]
+    assert all(type(g) is mpmath.mpf for g in got)
+    assert max(abs(g / w - 1) for g, w in zip(got, want)) < mpmath.mpf(10) ** -38
+
+
 # ---- numpy's elementwise functions added with them (issue #17): cbrt, copysign, fmax, fmin ----
 
 def test_fmax_fmin_ignore_a_nan_argument_and_its_partial():

@@ -199,25 +199,66 @@ def spence_slope_series(z):
     return -s
 
 
-def erfcx_slope_fraction(x, r):
+def _erfcx_tail(x, n):
+    """t = (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))) to n terms (√π·erfcx(x) = 1/(x + t))."""
+    t = 0.0
+    for k in range(n, 0, -1):
+        t = (0.5 * k) / (x + t)
+    return t
+
+
+def _mills_tail(t, n):
+    """c = 1/(t + 2/(t + 3/(t + ...))) to n terms (the Mills ratio Φ(−t)/φ(t) = 1/(t + c))."""
+    c = 0.0
+    for k in range(n, 1, -1):
+        c = k / (t + c)
+    return 1.0 / (t + c)
+
+
+def _terms(x, tail):
+    """How many terms a continued fraction takes at x: 40 for floats (exact to 1e-21 where the
+    rows use them); for an mpf, doubled from 40 until two counts agree at the working precision
+    (on x's base number; the fraction then runs on x itself, so it nests)."""
+    if not _mpf_based(x):
+        return 40
+    while isinstance(x, ADNumber):
+        x = x.primal
+    n, before = 40, tail(x, 40)
+    while n < 1 << 14:
+        n, now = 2 * n, tail(x, 2 * n)
+        if abs(now - before) <= mpmath.eps * abs(now):
+            break
+        before = now
+    return n
+
+
+def _root_pi(x):
+    return mpmath.sqrt(+mpmath.pi) if _mpf_based(x) else math.sqrt(math.pi)
+
+
+def erfcx_slope_fraction(x):
     """erfcx′(x) = 2x·erfcx(x) − 2/√π for x ≥ 4, without the formula's cancellation (its terms
     agree to 1/(2x²): in floats it lost 3e-11 of the value at x = 1e3, 2e-6 at 1e5, all of it
-    at 1e8).  Laplace's continued fraction √π·erfcx(x) = 1/(x + t), t = (1/2)/(x + 1/(x +
-    (3/2)/(x + 2/(x + ...)))), gives erfcx′(x) = −(2/√π)·t/(x + t), a ratio of positive terms.
-    40 terms: the slope is exact to 1e-23 at x = 4 (5e-40 at x = 8), in floats and float32.  An mpf
-    keeps the formula (whose cancellation costs log₁₀(2x²) of its digits: 1.5 at x = 4, 6 at
-    1e3), as 40 terms give 23 digits.  Written in arithmetic, so it nests like a partial."""
-    if _mpf_based(x):
-        return 2.0 * x * r - 2 / mpmath.sqrt(+mpmath.pi)
-    t = 0.0
-    for k in range(40, 0, -1):
-        t = (0.5 * k) / (x + t)
-    return -2.0 / math.sqrt(math.pi) * t / (x + t)
+    at 1e8; an mpf lost log₁₀(2x²) of its digits).  Laplace's continued fraction √π·erfcx(x) =
+    1/(x + t), t = (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))), gives erfcx′(x) = −(2/√π)·t/(x +
+    t), a ratio of positive terms.  40 terms for floats: exact to 1e-23 at x = 4 (5e-40 at
+    x = 8); an mpf takes as many as its precision needs.  Written in arithmetic, so it nests."""
+    t = _erfcx_tail(x, _terms(x, _erfcx_tail))
+    return -2.0 / _root_pi(x) * t / (x + t)
+
+
+def mills_fraction(t):
+    """φ(t)/Φ(−t), the slope of log Φ at −t, for t > 5 by Laplace's continued fraction of the Mills
+    ratio: t + 1/(t + 2/(t + 3/(t + ...))).  Its tail c = h − t ≈ 1/t is computed apart from t, so
+    the higher derivatives h′ = −h(h − t) do not cancel (as √(2/π)/erfcx(t/√2) does, by t² at the
+    3rd order: 4e-10 at t = 1000).  40 terms for floats (c exact to 2e-21 at t = 5); an mpf
+    takes as many as its precision needs."""
+    return t + _mills_tail(t, _terms(t, _mills_tail))
 
 
 # functions the rows' partial texts call besides the rows themselves
 HELPERS = {"sinc_slope_series": sinc_slope_series, "spence_slope_series": spence_slope_series,
-           "erfcx_slope_fraction": erfcx_slope_fraction}
+           "erfcx_slope_fraction": erfcx_slope_fraction, "mills_fraction": mills_fraction}
 
 
 def _cbrt_math(x):
@@ -433,7 +474,7 @@ TABLE = [
          points=(("0.1",), ("0.8",), ("-2.3",))),
     # the real cube root: (∛x)′ = 1/(3r²), +∞ at 0
     Rule("cbrt", "cbrt(x)", ("1.0 / (3.0 * (r * r)) if r else INF",),
-         lib=(_cbrt_math, np.cbrt, _cbrt_mp), ufuncs=("cbrt",), divides=True,
+         lib=(_cbrt_math, np.cbrt, _cbrt_mp), ufuncs=("cbrt",), special=("cbrt",), divides=True,
          points=(("2.5",), ("-0.4",))),
     Rule("deg2rad", "deg2rad(x)", ("deg2rad(like(x, 1))",),
          lib=(math.radians, np.deg2rad, mpmath.radians), ufuncs=("deg2rad", "radians"),
@@ -480,11 +521,15 @@ TABLE = [
          special=("xlog1py",),
          points=(("0.7", "0.9"), ("-1.3", "-0.4"))),
     # the normal distribution: Φ′ = φ = e^(−x²/2)/√(2π); (log Φ)′ = φ/Φ = e^(−x²/2 − r)/√(2π)
-    # (no underflowing Φ in a denominator); (Φ⁻¹)′ = √(2π) e^(r²/2)
+    # (no underflowing Φ in a denominator); for x < 0, where −x²/2 − r cancels (the 2nd derivative
+    # was 3e-5 off at x = −1000), √(2/π)/erfcx(−x/√2) (Φ = erfcx·φ·√(π/2)), below −5 the Mills
+    # ratio's continued fraction (mills_fraction); (Φ⁻¹)′ = √(2π) e^(r²/2)
     Rule("ndtr", "ndtr(x)", ("exp(-0.5 * (x * x)) / sqrt(2.0 * pi(x))",),
          lib=SP("ndtr", X.mp_ndtr, X.math_ndtr), special=("ndtr",),
          points=(("0.6",), ("-1.9",))),
-    Rule("log_ndtr", "log_ndtr(x)", ("exp(-0.5 * (x * x) - r) / sqrt(2.0 * pi(x))",),
+    Rule("log_ndtr", "log_ndtr(x)", ("exp(-0.5 * (x * x) - r) / sqrt(2.0 * pi(x)) if x >= 0 else "
+                                     "(mills_fraction(-x) if x < -5.0 else "
+                                     "sqrt(2.0 / pi(x)) / erfcx(-x / sqrt(like(x, 2))))",),
          lib=SP("log_ndtr", X.mp_log_ndtr), special=("log_ndtr",),
          points=(("0.6",), ("-1.8",))),
     Rule("ndtri", "ndtri(x)", ("sqrt(2.0 * pi(x)) * exp(0.5 * (r * r))",),
@@ -561,7 +606,7 @@ TABLE = [
     # e^(x²)·erfc x: erfcx′ = 2x·erfcx − 2/√π, whose terms cancel for a large x; from x = 4 by
     # a continued fraction (erfcx_slope_fraction)
     Rule("erfcx", "erfcx(x)", ("2.0 * x * r - 2.0 / sqrt(pi(x)) if x < 4.0 else "
-                               "erfcx_slope_fraction(x, r)",),
+                               "erfcx_slope_fraction(x)",),
          lib=SP("erfcx", M.mp_erfcx), special=("erfcx",),
          points=(("0.6",), ("-1.4",), ("5.5",))),
     # log σ(x) = −log1p(e^−x): (log σ)′ = σ(−x) = 1 − σ(x), σ computed stably (expit's row)
