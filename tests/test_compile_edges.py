@@ -126,3 +126,87 @@ def test_an_unread_numpy_operation_still_runs_so_errstate_sees_it():
             F(np.float64(2.0))
         with pytest.raises(FloatingPointError):
             c(np.float64(2.0))
+
+
+# ---- a trace F leaves partway: F runs once, on numbers from there -------------------------------
+
+def test_f_that_leaves_its_trace_partway_runs_once_with_eagers_numbers():
+    """Where F does what the tracer cannot follow (numpy asked for a plain array of a traced
+    one, its text, its memory), the trace is abandoned and F goes on with the concrete values:
+    each of its effects happens once (before, F ran again from the start: twice)."""
+    log = []
+
+    def F(x):
+        log.append("in")
+        y = np.sin(x) * 2.0
+        z = np.frombuffer(np.asarray(y).tobytes(), dtype=y.dtype)   # numpy reads y's memory
+        log.append(len(repr(x)) > 0)
+        return float(np.sum(z * x)) + 1.0
+
+    c = ad.compile(F)
+    for x in (np.linspace(0.0, 1.0, 5), np.linspace(-1.0, 2.0, 5)):
+        log.clear()
+        want = F(x)
+        assert log == ["in", True]
+        log.clear()
+        assert c(x) == want
+        assert log == ["in", True]
+    assert "plain array of a traced array" in c.explain() or "memory" in c.explain()
+
+
+def test_a_gradient_left_partway_keeps_eagers_copy_of_an_array_f_writes_later():
+    """After the trace is abandoned dvlad's arrays are plain again and reverse mode copies what
+    it keeps, as eagerly: X written after X @ w must not reach the gradient."""
+    X0 = np.arange(1.0, 10.0).reshape(3, 3)
+    X = X0.copy()
+    log = []
+
+    def loss(w):
+        log.append(1)
+        np.asarray(ad.primal(w)).sum()      # numpy reads a traced array: the trace ends here
+        z = X @ w
+        X[:] = 0.0
+        return np.sum(z * z)
+
+    F = ad.gradient_r(loss)
+    c = ad.compile(F)
+    w = np.array([0.5, -1.0, 2.0])
+    for v in (w, 2.0 * w):
+        X[:] = X0
+        log.clear()
+        got = c(v)
+        assert len(log) == 1
+        np.testing.assert_array_equal(got, 2.0 * X0.T @ (X0 @ v))
+        X[:] = X0
+        np.testing.assert_array_equal(got, F(v))
+
+
+def test_pickling_or_flag_setting_inside_f_gives_eagers_answer_once():
+    import pickle
+    log = []
+
+    def P(x):
+        log.append(1)
+        return pickle.loads(pickle.dumps(x * 2.0)) + 1.0
+
+    def W(a):
+        log.append(1)
+        b = a * 3.0
+        b.flags.writeable = False
+        with pytest.raises(ValueError):
+            b[0] = 1.0                      # read-only, as eagerly
+        return b + 1.0
+
+    for F, x in ((P, 1.5), (W, np.array([1.0, 2.0]))):
+        c = ad.compile(F)
+        log.clear()
+        np.testing.assert_array_equal(c(x), F(x))
+        assert len(log) == 2                # once compiled, once eager
+
+
+def test_the_watch_asks_about_a_method_of_an_array_without_comparing_the_array():
+    """The effect watch asked ``owner in (list, tuple, ...)`` of a method's owner: for an array
+    of several elements that comparison raised inside F (a trace lost, F run twice)."""
+    from dvlad.operators.compile.watch import allowed
+    a = np.arange(4.0)
+    assert allowed(a.tobytes) and allowed(a.sum) and not allowed(a.tofile)

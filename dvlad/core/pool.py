@@ -168,6 +168,12 @@ class making:
         return False
 
 
+def stop_making():
+    """:func:`empty` arrays come from numpy again on this thread, until the enclosing
+    ``making`` ends (dvlad.compile gave up a trace: F goes on eagerly)."""
+    _makers.fn = None
+
+
 def empty(shape, dtype):
     """An uninitialized array of ``shape`` and ``dtype`` (C order), from the pool if it is large.
 

@@ -117,6 +117,21 @@ def _concrete(out):
     raise Untraceable(f"F returned a {t.__name__}")
 
 
+def _loose(out):
+    """F's result after its trace was abandoned: each traced value where F's containers hold
+    one replaced by its number; anything else as F made it."""
+    t = type(out)
+    if isinstance(out, Traced):
+        return out.value
+    if t is tuple or t is list:
+        return t(_loose(v) for v in out)
+    if t is dict:
+        return {_loose(k): _loose(v) for k, v in out.items()}
+    if isinstance(out, tuple) and hasattr(t, "_fields"):
+        return t(*(_loose(v) for v in out))
+    return out
+
+
 class Replay:
     """One trace: its function (``run(values)`` returns F's result or raises :class:`Miss`),
     its code, and the user's lines its guards stand for."""
@@ -243,12 +258,16 @@ class Compiled:
             result = self.f(*args, **kwargs)   # F's own answer (or its exception)
             self._remember_eager(key, why)
             return result
-        why = None
+        why = trace.abandoned
         if any(not _unchanged(c, was) for c, was in given):
             why = "F writes into a list or dict it was given (a replay would not)"
             result = self.f(*args, **kwargs)          # so that the caller's own ones are written
             self._remember_eager(key, why)
             return result
+        if why is not None:
+            places.settle(entries)      # F ran once, on numbers from where the trace stopped
+            self._remember_eager(key, why)
+            return _loose(out)
         if watch.effect:
             why = f"F calls {watch.effect}; a replay would skip it"
         elif captures.global_rng_state() != rng:

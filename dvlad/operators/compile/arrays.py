@@ -2,8 +2,8 @@
 
 A float array argument of a compiled function becomes a :class:`TracedArray` while F is
 traced.  It is not an ndarray (numpy's C code cannot read its elements: asking it to, through
-``np.asarray``, the buffer protocol or a plain array's ``__setitem__``, raises
-:class:`Untraceable` and F runs eagerly), but it says it is one to ``isinstance``, so dvlad
+``np.asarray``, the buffer protocol or a plain array's ``__setitem__``, abandons the trace
+and F goes on with the concrete array), but it says it is one to ``isinstance``, so dvlad
 and numpy-minded code treat it as an array, and every numpy function and ufunc reaches it
 through numpy's protocols (``__array_function__``, ``__array_ufunc__``).  Each operation is
 computed on the concrete array and appended to the trace, with its keyword arguments and the
@@ -27,11 +27,12 @@ from .record import _PURE_UFUNC_METHODS, apply
 from .traced import Traced, Untraceable, where
 
 class _Flags:
-    """A traced array's flags, read-only (setting one would change the concrete array behind
-    the trace's back)."""
+    """A traced array's flags (setting one changes the concrete array behind the trace's back:
+    the trace is abandoned)."""
 
-    def __init__(self, flags):
+    def __init__(self, flags, trace):
         object.__setattr__(self, "_f", flags)
+        object.__setattr__(self, "_trace", trace)
 
     def __getattr__(self, name):
         return getattr(self._f, name)
@@ -40,7 +41,8 @@ class _Flags:
         return self._f[name]
 
     def __setattr__(self, name, value):
-        raise Untraceable("F changes an array's flags")
+        self._trace.abandon("F changes an array's flags")
+        setattr(self._f, name, value)
 
 
 class TracedArray(Traced):
@@ -60,26 +62,35 @@ class TracedArray(Traced):
         return apply(name, fn, inputs, kwargs, self.trace, method in _PURE_UFUNC_METHODS, True)
 
     def __array__(self, dtype=None, copy=None):
-        raise Untraceable("numpy was asked to make a plain array of a traced array (np.asarray, "
-                          "np.array, an assignment into a plain array): the tracer cannot "
-                          "follow its elements from there")
+        self._check()
+        self.trace.abandon("numpy was asked to make a plain array of a traced array (np.asarray,"
+                           " np.array, an assignment into a plain array): the tracer cannot "
+                           "follow its elements from there")
+        if copy:
+            return np.array(self.value, dtype=dtype, copy=True)
+        return np.asarray(self.value, dtype=dtype)
 
     def __repr__(self):
         if self.trace.done:
             return f"TracedArray(v{self.ref}, shape={self.value.shape}, after its trace)"
-        raise Untraceable("F writes a traced array as text (repr, str, format): F runs eagerly")
+        self.trace.abandon("F writes a traced array as text (repr, str, format): F runs eagerly")
+        return repr(self.value)
 
     __str__ = __repr__
 
     def __format__(self, spec):
-        return self.__repr__()
+        self.__repr__()
+        return format(self.value, spec)
 
     def __getattr__(self, name):
         if name in ("__array_interface__", "__array_struct__"):   # a reader of the memory
-            raise Untraceable(f"a traced array's {name} was read (its memory is not followed)")
+            self.trace.abandon(f"a traced array's {name} was read (its memory is not followed)")
+            return getattr(self.value, name)
         if name.startswith("__") or not hasattr(np.ndarray, name):
             raise AttributeError(f"'numpy.ndarray' object has no attribute {name!r}")
-        raise Untraceable(f"a traced array's {name!r} (not followed by dvlad.compile)")
+        self._check()
+        self.trace.abandon(f"a traced array's {name!r} (not followed by dvlad.compile)")
+        return getattr(self.value, name)
 
     # ---- what every call of a trace has in common ------------------------------------------
     shape = property(lambda s: s.value.shape)
@@ -89,14 +100,16 @@ class TracedArray(Traced):
     itemsize = property(lambda s: s.value.itemsize)
     nbytes = property(lambda s: s.value.nbytes)
     strides = property(lambda s: s.value.strides)
-    flags = property(lambda s: _Flags(s.value.flags))
+    flags = property(lambda s: _Flags(s.value.flags, s.trace))
 
     @property
     def base(self):
         """None, or (for a view) the traced array it views, or a stand-in that cannot be read
         (the concrete array must not escape)."""
         b = self.value.base
-        return None if b is None else self.trace.known(b) or _ELSEWHERE
+        if b is None or self.trace.abandoned is not None:
+            return b
+        return self.trace.known(b) or _ELSEWHERE
 
     def __len__(self):
         return len(self.value)
@@ -153,7 +166,8 @@ def _conversion(fn):
     def method(self):
         self._check()
         r = fn(self.value)
-        self.trace.ops.append(("guard", fn.__name__, fn, (self,), r, where()))
+        if self.trace.abandoned is None:
+            self.trace.ops.append(("guard", fn.__name__, fn, (self,), r, where()))
         return r
     return method
 

@@ -19,7 +19,7 @@ import numpy as np
 from .kinds import apart, kind_tests
 from .peephole import rewrite, zeros_of
 from .outputs import _own_constants, check_source, output_source
-from .record import Family, written
+from .family import Family, written
 from .reroll import roll
 from .traced import Traced, _same_type, _is_integer
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...core import pool
 from ...core.number import ADNumber
-from .traced import Traced, Untraceable, _value, where
+from .traced import Ran, Traced, Untraceable, _value, concrete, where
 
 
 def _is_array(v):
@@ -178,7 +178,36 @@ def apply(name, fn, args, kwargs, trace, pure, defer=False):
     operation neither writes nor raises on arguments of the kind it was traced with, so a
     replay may leave it out when nothing reads its result.  With a dvlad number among the
     arguments, NotImplemented if ``defer`` (an operator, numpy's protocols: the dvlad number's
-    own method runs next, with this traced array as a constant), else Untraceable."""
+    own method runs next, with this traced array as a constant).  What the tracer cannot
+    follow abandons the trace (:meth:`.traced.Trace.abandon`): fn on the concrete values."""
+    if trace.abandoned is None:
+        try:
+            return _record(name, fn, args, kwargs, trace, pure, defer)
+        except Ran as e:            # it ran: its result, with the arrays F gave it
+            trace.abandon(e)
+            return _given(e.result, trace)
+        except Untraceable as e:    # before it ran
+            trace.abandon(e)
+    if defer and any(isinstance(a, ADNumber) for a in args):
+        return NotImplemented
+    return fn(*concrete(args), **concrete(kwargs))
+
+
+def _given(r, trace):
+    """r with each of the trace's copies of a plain array (what fn was given) replaced by
+    that array."""
+    t = type(r)
+    if t is np.ndarray:
+        for a, c in trace._consts.values():
+            if c is r:
+                return a
+        return r
+    if t is tuple or t is list:
+        return t([_given(v, trace) for v in r])
+    return r
+
+
+def _record(name, fn, args, kwargs, trace, pure, defer):
     if name in _STATIC:
         return fn(*_unwrapped(args), **dict(zip(kwargs, _unwrapped(kwargs.values()))))
     leaves = []
@@ -205,6 +234,16 @@ def apply(name, fn, args, kwargs, trace, pure, defer=False):
     except Exception as e:
         trace.ops.append(("raises", name, callee, op_args, type(e), where()))
         raise
+    try:
+        return _result(name, fn, r, targs, tkwargs, leaves, target, callee, op_args, trace,
+                       pure)
+    except Ran:
+        raise
+    except Untraceable as e:
+        raise Ran(e, r) from None
+
+
+def _result(name, fn, r, targs, tkwargs, leaves, target, callee, op_args, trace, pure):
     made = trace.known(r)
     if made is not None and target is None:
         return made                 # it returned one of its traced arguments, unchanged
@@ -250,60 +289,6 @@ def _may_view(name, fn):
     if isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc):
         return False
     return name not in _FRESH
-
-
-class Family:
-    """Which values of a trace may share memory: each value's roots (the arrays it may be a view
-    of, made by the trace or given to it), so that a write into arrays only the trace made,
-    which nothing reads afterwards, can be left out of the replay (``first``: the number of
-    the trace's inputs, values 0 .. first − 1)."""
-
-    def __init__(self, trace, first):
-        self.parents, self.writes, self.first = trace.parents, trace.writes, first
-        self._roots = {}
-
-    def roots(self, ref):
-        got = self._roots.get(ref)
-        if got is not None:
-            return got
-        stack, order = [ref], []
-        while stack:                        # (iteratively: a view of a view of ... is long)
-            r = stack.pop()
-            if r in self._roots:
-                continue
-            order.append(r)
-            stack.extend(p for p in self.parents.get(r, ()) if p not in self._roots)
-        for r in reversed(order):           # parents before their views
-            ps = self.parents.get(r)
-            self._roots[r] = frozenset([r]) if not ps else frozenset().union(
-                *(self._roots.get(p) or self.roots(p) for p in ps))
-        return self._roots[ref]
-
-    def unread(self, op, seen):
-        """Whether op writes only into arrays the trace made whose roots nothing reads
-        afterwards (``seen``: the roots of the values read after op)."""
-        target = self.writes.get(op)
-        if target is None:
-            return False
-        roots = self.roots(target)
-        return all(r >= self.first for r in roots) and roots.isdisjoint(seen)
-
-
-def written(trace):
-    """The values a write may change: each array written into, and whatever it may be a view
-    of or may have views in (they share memory)."""
-    children = {}
-    for r, ps in trace.parents.items():
-        for p in ps:
-            children.setdefault(p, []).append(r)
-    dirty, stack = set(), list(trace.writes.values())
-    while stack:
-        r = stack.pop()
-        if r not in dirty:
-            dirty.add(r)
-            stack.extend(trace.parents.get(r, ()))
-            stack.extend(children.get(r, ()))
-    return dirty
 
 
 def _unwrapped(args):

@@ -11,18 +11,18 @@ Every point where a traced value decides something (a comparison, ``bool``, ``fl
 /``index``, ``hash``, formatting) answers with the concrete value and records a **guard**: the
 replay checks it and gives up (the compiled function traces again) when it does not hold.  An
 operation that raised records that it must raise again.  Whatever the tracer cannot see (numpy
-asked to convert a traced value, an unknown operand) raises :class:`Untraceable`, and the first
-call runs eagerly instead.
+asked to convert a traced value, an unknown operand) **abandons** the trace: the operation is
+computed on the concrete values, and so is everything F does after it (every traced value then
+stands for its number), so F runs once, to its end, with the numbers eager F would have had; the
+trace is not kept, and the call's kind runs eagerly from then on.
 """
-import math
-import operator
-import sys
-
 import mpmath
 import numpy as np
 
 from ...core import base as B
+from ...core import pool
 from ...core.tags import DvladError
+from .traced_ops import _PLAIN, install, where
 
 
 # what .arrays defines (it imports this module): the traced array type, and its recorder
@@ -42,20 +42,38 @@ class TraceLeakError(DvladError, RuntimeError):
 
 
 class Untraceable(Exception):
-    """Raised inside a trace when F does something the tracer cannot record; the compiled
-    function then runs F eagerly and ``explain()`` gives this message."""
+    """Raised inside a trace when F does something the tracer cannot record: the trace is
+    abandoned (:meth:`Trace.abandon`) and ``explain()`` gives this message."""
 
 
-_PLAIN = (int, float, np.generic, B.MPF)
-_DVLAD = __file__.rsplit("/operators/", 1)[0]
+class Ran(Untraceable):
+    """An operation ran on the concrete values, and its result cannot be traced: ``result``
+    is F's (the operation must not run again: it may have written)."""
+
+    def __init__(self, why, result):
+        super().__init__(str(why))
+        self.result = result
 
 
-def where():
-    """file:line of the innermost frame outside dvlad (the user's line that decided a guard)."""
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith((_DVLAD, "<dvlad")):
-        f = f.f_back
-    return f"{f.f_code.co_filename}:{f.f_lineno}" if f is not None else "?"
+def concrete(obj):
+    """obj with every traced value replaced by its number, in the containers an operation's
+    arguments come in (tuples, lists, dicts, slices, object arrays)."""
+    t = type(obj)
+    if isinstance(obj, Traced):
+        return obj.value
+    if t is tuple or t is list:
+        return t([concrete(v) for v in obj])
+    if t is dict:
+        return {k: concrete(v) for k, v in obj.items()}
+    if t is slice:
+        return slice(concrete(obj.start), concrete(obj.stop), concrete(obj.step))
+    if t is np.ndarray and obj.dtype.hasobject:
+        out = obj.copy()
+        for i, v in np.ndenumerate(obj):
+            if isinstance(v, Traced):
+                out[i] = v.value
+        return out
+    return obj
 
 
 class Trace:
@@ -80,6 +98,14 @@ class Trace:
         self.parents = {}       # op -> the values its result may be a view of
         self.checked = {}       # id -> the captured arrays each replay compares (F's state)
         self.mp_prec = mpmath.mp.prec   # (a replay computes mpf at the caller's precision)
+        self.abandoned = None   # why, once F did what the tracer cannot follow
+
+    def abandon(self, why):
+        """From here on F runs on the concrete values (see the module docstring): dvlad's own
+        arrays are plain again, and so is everything it does (pool.tracing() is false)."""
+        if self.abandoned is None:
+            self.abandoned = str(why)
+            pool.stop_making()
 
     def value(self, v):
         if type(v) is B.MPF and mpmath.mp.prec != self.mp_prec:
@@ -102,6 +128,8 @@ class Trace:
 
     def empty(self, shape, dtype):
         """A fresh array for dvlad to write into (dvlad.core.pool's arrays, while tracing)."""
+        if self.abandoned is not None:
+            return np.empty(shape, dtype)
         t = self.array(np.empty(shape, dtype))
         self.ops.append(("op", t.ref, "empty", np.empty, (shape, dtype)))
         self.pure.add(t.ref)
@@ -187,6 +215,8 @@ class Traced:
             if type(a) is not Traced and not isinstance(a, _PLAIN):
                 return NotImplemented
         trace = self.trace
+        if trace.abandoned is not None:
+            return fn(*concrete(args))
         try:
             r = fn(*[_value(a, trace) for a in args])
         except TraceLeakError:
@@ -195,8 +225,13 @@ class Traced:
             trace.ops.append(("raises", name, fn, args, type(e), where()))
             raise
         if not isinstance(r, _PLAIN):
-            raise Untraceable(f"{name} gave a {type(r).__name__}, not a number")
-        out = trace.value(r)
+            trace.abandon(f"{name} gave a {type(r).__name__}, not a number")
+            return r
+        try:
+            out = trace.value(r)
+        except Untraceable as e:
+            trace.abandon(e)
+            return r
         trace.ops.append(("op", out.ref, name, fn, args))
         return out
 
@@ -207,6 +242,8 @@ class Traced:
             if type(a) is not Traced and a is not None and not isinstance(a, _PLAIN):
                 return NotImplemented
         trace = self.trace
+        if trace.abandoned is not None:
+            return fn(*concrete(args))
         try:
             r = fn(*[_value(a, trace) for a in args])
         except TraceLeakError:
@@ -221,20 +258,20 @@ class Traced:
         """A rule-table row on traced arguments (core.base.dispatch's fourth family): the base
         function of the concrete values' family, recorded."""
         self._check()
+        if self.trace.abandoned is not None:
+            return _apply_concrete(fams, concrete(list(args)))
         if any(isinstance(a, np.ndarray) for a in args):
             # beside a traced array: numpy's function
             return ARRAYS["apply"](name, fams[B.NUMPY], args, {}, self.trace, True)
-        values = [_value(a, self.trace) for a in args]
-        families = [B.family(v) for v in values]
-        family = (B.MPMATH if B.MPMATH in families else B.NUMPY if B.NUMPY in families
-                  else B.MATH)
-        return self._record(name, fams[family], args)
+        return self._record(name, _family_fn(fams, [_value(a, self.trace) for a in args]), args)
 
     # ---- what numpy and Python ask of a number ---------------------------------------------
     def __array__(self, dtype=None, copy=None):
-        raise Untraceable("numpy was asked to make an array of a traced number (np.array of a "
-                          "list of numbers, an assignment into a plain array): the tracer cannot "
-                          "follow its value from there")
+        self._check()
+        self.trace.abandon("numpy was asked to make an array of a traced number (np.array of a "
+                           "list of numbers, an assignment into a plain array): the tracer "
+                           "cannot follow its value from there")
+        return np.array(self.value, dtype=dtype)
 
     def __repr__(self):
         """The number's own repr while its trace runs (kept as a guard, as str and format are:
@@ -264,7 +301,9 @@ class Traced:
         return self
 
     def __reduce_ex__(self, protocol):
-        raise Untraceable("a traced value was pickled (F runs eagerly)")
+        self._check()
+        self.trace.abandon("a traced value was pickled (F runs eagerly)")
+        return type(self.value), (self.value,)        # (pickled as the number it is)
 
     def _dvlad_call(self, name, fn, args):
         """fn(*args), a function of dvlad's own on plain numbers (an array primitive's value),
@@ -302,67 +341,20 @@ def _same_type(x):
     return x
 
 
+def _family_fn(fams, values):
+    """A rule-table row's base function for the family of the concrete values."""
+    families = [B.family(v) for v in values]
+    return fams[B.MPMATH if B.MPMATH in families else B.NUMPY if B.NUMPY in families
+                else B.MATH]
+
+
+def _apply_concrete(fams, values):
+    """A rule-table row's base function on plain values (a trace abandoned)."""
+    return _family_fn(fams, values)(*values)
+
+
 def _is_integer(x):
     return float(x).is_integer()
 
 
-def _binary(fn, reflected):
-    """Traced's operator ``fn`` (reflected: the traced value on the right): _record, unrolled
-    for two operands (most of a trace is these)."""
-    name = fn.__name__
-
-    def method(self, other):
-        trace = self.trace
-        to = type(other)
-        if to is Traced:
-            if other.trace is not trace or trace.done:
-                return self._record(name, fn, (other, self) if reflected else (self, other))
-            ov = other.value
-        elif to is float or to is int or isinstance(other, _PLAIN):
-            ov = other
-        else:
-            return NotImplemented
-        if trace.done:
-            self._check()
-        try:
-            r = fn(ov, self.value) if reflected else fn(self.value, ov)
-        except Exception as e:
-            trace.ops.append(("raises", name, fn, (other, self) if reflected else (self, other),
-                              type(e), where()))
-            raise
-        tr = type(r)
-        if tr is not float and tr is not int and not isinstance(r, _PLAIN):
-            raise Untraceable(f"{name} gave a {tr.__name__}, not a number")
-        if tr is B.MPF:
-            return self._record(name, fn, (other, self) if reflected else (self, other))
-        out = Traced(r, trace, trace.count)
-        trace.count += 1
-        trace.ops.append(("op", out.ref, name, fn, (other, self) if reflected else (self, other)))
-        return out
-    method.__name__ = f"__r{name}__" if reflected else f"__{name}__"
-    return method
-
-
-def _install():
-    """Python's operators on traced values: each recorded as the operator module's function
-    (the replay spells it as the operator again)."""
-    for fn in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-               operator.mod, operator.pow):
-        name = fn.__name__
-        setattr(Traced, f"__{name}__", _binary(fn, False))
-        setattr(Traced, f"__r{name}__", _binary(fn, True))
-    for fn in (operator.neg, operator.pos, operator.abs):
-        name = fn.__name__
-        setattr(Traced, f"__{name}__", lambda s, fn=fn, name=name: s._record(name, fn, (s,)))
-    for fn in (operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne):
-        name = fn.__name__
-        setattr(Traced, f"__{name}__", lambda s, o, fn=fn, name=name: s._decide(name, fn, (s, o)))
-    for fn in (bool, float, int, operator.index, hash, math.trunc, math.floor, math.ceil,
-               complex):
-        name = fn.__name__
-        setattr(Traced, f"__{name}__", lambda s, fn=fn, name=name: s._decide(name, fn, (s,)))
-    Traced.__divmod__ = lambda s, o: (s // o, s % o)
-    Traced.__rdivmod__ = lambda s, o: (o // s, o % s)
-
-
-_install()
+install(Traced)

@@ -43,7 +43,7 @@ def allowed(fn):
         module = owner.__name__
     if module in _PURE_MODULES:
         return True
-    if isinstance(owner, _PURE_TYPES) or owner in _PURE_TYPES:
+    if isinstance(owner, _PURE_TYPES) or (type(owner) is type and owner in _PURE_TYPES):
         return True
     if isinstance(owner, (np.ndarray, np.generic)):
         return name not in _NUMPY_EFFECTS
