@@ -499,3 +499,28 @@ def test_repeated_calls_do_not_share_arrays():
     u1 *= 0.0
     u2 = dvlad.jvp(lambda a: np.linalg.svd(a, full_matrices=False)[0], a, a)[0]
     np.testing.assert_array_equal(u2, np.linalg.svd(a, full_matrices=False)[0])
+
+
+def test_solve_with_a_triangle_substitutes_and_differentiates_as_solve():
+    """np.linalg.solve(L, y) with L triangular (a Cholesky factor, its transpose) is solved by
+    substitution (O(n²), not an LU's O(n³)): its value is scipy's solve_triangular's, and its
+    derivatives are solve's, in both modes to order 2, also with a matrix right-hand side."""
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    rng = np.random.default_rng(7)
+    n = 30
+    a = rng.standard_normal((n, n))
+    L = np.linalg.cholesky(a @ a.T + n * np.eye(n))
+    y, Y = rng.standard_normal(n), rng.standard_normal((n, 2))
+    for T, lower in ((L, True), (L.T, False)):
+        for b in (y, Y):
+            want = scipy_linalg.solve_triangular(T, b, lower=lower)
+            np.testing.assert_array_equal(dvlad.arrays.solve(T, b), want)
+        g = dvlad.gradient_r(lambda t: np.sum(np.linalg.solve(t, y) ** 2))(T)
+        x = np.linalg.solve(T, y)       # ∂/∂T Σx² = −2 T⁻ᵀ x xᵀ
+        np.testing.assert_allclose(g, -2.0 * np.outer(np.linalg.solve(T.T, x), x), rtol=1e-12)
+    dvlad.check_grads(lambda t: np.linalg.solve(t, Y), L, order=2, modes=("fwd", "rev"))
+    dvlad.check_grads(lambda b: np.linalg.solve(L.T, b), y, order=2, modes=("fwd", "rev"))
+    singular = L.copy()
+    singular[4, 4] = 0.0
+    with pytest.raises(np.linalg.LinAlgError):
+        dvlad.arrays.solve(singular, y)

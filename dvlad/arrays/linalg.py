@@ -24,6 +24,7 @@ from .primitives import (
     swapaxes,
     transpose,
 )
+from .solving import solve_value
 from ..core.number import strip
 from ..core.tags import NotDifferentiableError
 from ..numbers.tower import ZERO
@@ -252,7 +253,7 @@ def _solve_partials(x, a, b):
             _Apply(lambda t: solve(a, t), lambda s: sum_to(solve(at, s), shape(b))))
 
 
-solve = _primitive("solve", lambda a, b: np.linalg.solve(a, b), _solve_partials, True)
+solve = _primitive("solve", solve_value, _solve_partials, True)
 
 
 def _inv_partials(x, a):
