@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 
 from dvlad.arrays import protocol  # noqa: E402
 from dvlad.core.number import ADNumber  # noqa: E402
-from dvlad.core.rules import TABLE  # noqa: E402
+from dvlad.core.rules import OUTPUTS, TABLE  # noqa: E402
 
 OUT = ROOT / "notes" / "coverage.md"
 SCIPY_HEADING = "## scipy.special ufuncs"      # where the part that needs scipy begins
@@ -94,11 +94,14 @@ except dvlad.NotDifferentiableError as e:
 
 
 def _ufunc_rows():
-    """{ufunc: the rule-table row it answers to}, numpy's and scipy.special's."""
+    """{ufunc: the rule-table row it answers to}, numpy's and scipy.special's (a ufunc of several
+    outputs: its rows, one per output)."""
     rows = {getattr(np, n): rule.name for rule in TABLE for n in rule.ufuncs}
     sc = sys.modules.get("scipy.special")
     if sc is not None:
         rows.update({getattr(sc, n): rule.name for rule in TABLE for n in rule.special
+                     if hasattr(sc, n)})
+        rows.update({getattr(sc, n): "`, `".join(names) for n, names in OUTPUTS.items()
                      if hasattr(sc, n)})
     return rows
 
@@ -128,7 +131,9 @@ def classify(qualified, obj, rows):
     if obj in protocol.PREDICATES:
         return kind, "differentiable", "predicate: primals only"
     if is_ufunc and obj in protocol.UFUNCS:
-        return kind, "differentiable", f"rule `{rows[obj]}`" if obj in rows else "protocol"
+        label = rows.get(obj)
+        return kind, "differentiable", ("protocol" if label is None else
+                                        f"rule{'s' * ('`' in label)} `{label}`")
     if handler is not None:
         return kind, "differentiable", "`" + handler.__module__.removeprefix("dvlad.") + "`"
     name = qualified.rpartition(".")[2]

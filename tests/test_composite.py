@@ -85,8 +85,7 @@ def test_float32_stays_float32():
     (lambda a: np.std(a, dtype=np.float64), "dtype"),
     (lambda a: np.var(a, where=a > 0), "where"),
     (lambda a: np.cumsum(a, out=np.empty(12)), "out"),
-    (lambda a: np.pad(a, 1, mode="mean"), "mean"),
-    (lambda a: np.pad(a, 1, mode="linear_ramp"), "linear_ramp"),
+    (lambda a: np.pad(a, 1, mode="empty"), "empty"),
     (lambda a: np.nansum(a, initial=1.0), "initial"),
     (lambda a: np.quantile(a, 0.3, method="nearest"), "nearest"),
 ])

@@ -20,7 +20,7 @@ from mpmath import mp
 
 import dvlad as ad
 from dvlad.core.rules import TABLE
-from support import close
+from support import close, owens_t_series
 
 MPF = type(mpmath.mpf(1))
 ORACLE_DPS = 70
@@ -183,6 +183,17 @@ ORACLES = {
     "kl_div": lambda x, y: x * mpmath.log(x / y) - x + y,
     "exp1": lambda x: -mpmath.ei(-x), "expi": mpmath.ei,      # E₁(x) = −Ei(−x) for x > 0
     "spence": lambda z: mpmath.polylog(2, 1 - z), "zeta": mpmath.zeta,
+    # the rows jax.scipy.special differentiates: Box-Cox by expm1 (log at λ = 0), Dawson by erfi,
+    # Owen's T by its series in a (dvlad's mpf family integrates)
+    "boxcox": lambda x, lm: mpmath.log(x) if lm == 0 else mpmath.expm1(lm * mpmath.log(x)) / lm,
+    "boxcox1p": lambda x, lm: (mpmath.log1p(x) if lm == 0 else
+                               mpmath.expm1(lm * mpmath.log1p(x)) / lm),
+    "owens_t": owens_t_series,
+    "expn": lambda n, x: mpmath.expint(int(n), x),
+    "dawsn": lambda x: mpmath.sqrt(mpmath.pi) / 2 * mpmath.exp(-x * x) * mpmath.erfi(x),
+    "loggamma": mpmath.loggamma, "fresnel_s": mpmath.fresnels, "fresnel_c": mpmath.fresnelc,
+    "sici_si": mpmath.si, "sici_ci": lambda x: mpmath.re(mpmath.ci(x)),
+    "hyp1f1": mpmath.hyp1f1, "hyp2f1": mpmath.hyp2f1,
 }
 # Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
 # closed-form derivative (gammainc's a): differentiated in y only
@@ -193,15 +204,16 @@ UNARY += [(f"{rule.name}@{point[0]}", getattr(ad, rule.name), ORACLES[rule.name]
 
 
 def _in_last(rule, point):
-    """A row of three arguments (betainc's shapes a, b fixed) as a function of its last, the
-    others Python floats (exact in every base type, and in mpmath's oracle)."""
+    """A row of three or four arguments (betainc's shapes a, b fixed, hyp2f1's a, b, c) as a
+    function of its last, the others Python floats (exact in every base type, and in mpmath's
+    oracle)."""
     f, mf = getattr(ad, rule.name), ORACLES[rule.name]
     fixed = [float(c) for c in point[:-1]]
     return (f"{rule.name}@{','.join(point)}", lambda t: f(*fixed, t),
             lambda t: mf(*(mpmath.mpf(c) for c in fixed), t), point[-1])
 
 
-UNARY += [_in_last(rule, point) for rule in DIFFERENTIABLE if rule.arity == 3
+UNARY += [_in_last(rule, point) for rule in DIFFERENTIABLE if rule.arity >= 3
           for point in rule.points]
 BINARY += [(f"{rule.name}@{point[0]},{point[1]}", getattr(ad, rule.name), ORACLES[rule.name],
             *point) for rule in DIFFERENTIABLE if rule.arity == 2 for point in rule.points]
@@ -448,7 +460,7 @@ def test_an_order_argument_is_refused(name, i, op):
     arguments: differentiating in them raises, by name."""
     rule = next(r for r in TABLE if r.name == name)
     f = getattr(ad, name)
-    point = [1.0, 0.5, 0.4][:rule.arity]
+    point = [1.0, 0.5, 0.4, 0.3][:rule.arity]
     match = "integer order" if i in rule.orders else f"scipy.special.{name}.*shape argument"
 
     def g(t):

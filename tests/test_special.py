@@ -25,7 +25,14 @@ sc = pytest.importorskip("scipy.special")
 # the differentiable rows (gammasgn, piecewise constant, has its own test)
 SPECIAL_ROWS = [rule for rule in TABLE if rule.special and rule.partial_texts]
 UFUNC_NAMES = [(rule.name, name) for rule in SPECIAL_ROWS for name in rule.special]
-SCALES = ((1.0, 0.9, 1.1), (1.0, 1.1, 0.95), (1.0, 0.95, 1.05))
+SCALES = ((1.0, 0.9, 1.1), (1.0, 1.1, 0.95), (1.0, 0.95, 1.05), (1.0, 1.05, 0.9))
+
+
+def _scipy(rule, name):
+    """scipy.special.<name> as the row computes it: its output ``rule.output`` if it has
+    several (fresnel's S is the row fresnel_s)."""
+    ufunc = getattr(sc, name)
+    return ufunc if rule.output is None else lambda *args: ufunc(*args)[rule.output]
 
 
 def _inside(rule, dtype=np.float64):
@@ -55,7 +62,7 @@ def test_scipy_ufunc_reaches_the_row(row, name):
     """scipy.special.<name> on a tracked array is the row: same values as scipy, derivatives
     checked by check_grads to order 2 in forward and reverse mode."""
     rule = next(r for r in SPECIAL_ROWS if r.name == row)
-    ufunc = getattr(sc, name)
+    ufunc = _scipy(rule, name)
     args = _inside(rule)
     w = np.array([0.7, -1.1, 0.4])
     g, point = _in_variables(ufunc, rule, args)
@@ -68,7 +75,7 @@ def test_scipy_ufunc_reaches_the_row(row, name):
 def test_float32_arrays_stay_float32(rule):
     """In the last argument, with the others float32 arrays or Python numbers (fixed ones)."""
     args = _inside(rule, np.float32)
-    ufunc = getattr(sc, rule.special[0])
+    ufunc = _scipy(rule, rule.special[0])
 
     def f(x):
         return np.sum(ufunc(*args[:-1], x))
@@ -113,8 +120,8 @@ def test_values_at_poles_and_edges_follow_scipy():
 
 
 def test_a_special_function_without_a_rule_is_named_with_its_module():
-    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.dawsn has no dvlad rule"):
-        ad.gradient_r(lambda x: np.sum(sc.dawsn(x)))(np.array([0.5, 1.5]))
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.erfi has no dvlad rule"):
+        ad.gradient_r(lambda x: np.sum(sc.erfi(x)))(np.array([0.5, 1.5]))
 
 
 def test_dvlad_does_not_import_scipy():

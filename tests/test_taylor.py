@@ -36,7 +36,7 @@ from dvlad.core import kernels as K
 from dvlad.numbers import tower as T
 from dvlad.core.rules import RULES, TABLE
 from dvlad.core.tags import TAYLOR, new_tag
-from support import close
+from support import close, owens_t_series
 
 MPF = type(mpmath.mpf(1))
 D = ad.derivative
@@ -144,6 +144,15 @@ MP = SimpleNamespace(
     kl_div=lambda x, y: x * mpmath.log(x / y) - x + y,
     exp1=lambda x: -mpmath.ei(-x), expi=mpmath.ei,
     spence=lambda z: mpmath.polylog(2, 1 - z), zeta=mpmath.zeta,
+    boxcox=lambda x, lm: mpmath.log(x) if lm == 0 else mpmath.expm1(lm * mpmath.log(x)) / lm,
+    boxcox1p=lambda x, lm: (mpmath.log1p(x) if lm == 0 else
+                            mpmath.expm1(lm * mpmath.log1p(x)) / lm),
+    owens_t=owens_t_series,
+    expn=lambda n, x: mpmath.expint(int(n), x),
+    dawsn=lambda x: mpmath.sqrt(mpmath.pi) / 2 * mpmath.exp(-x * x) * mpmath.erfi(x),
+    loggamma=mpmath.loggamma, fresnel_s=mpmath.fresnels, fresnel_c=mpmath.fresnelc,
+    sici_si=mpmath.si, sici_ci=lambda x: mpmath.re(mpmath.ci(x)),
+    hyp1f1=mpmath.hyp1f1, hyp2f1=mpmath.hyp2f1,
 )
 
 
@@ -160,7 +169,9 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8", "cbrt": "2.5",
                 "sinc": "0.1", "gamma": "-1.5", "rgamma": "-2.0", "j0": "0.8", "j1": "-2.2",
                 "y0": "0.8", "y1": "2.2", "i0e": "0.8", "i1e": "-2.2", "erfcx": "0.6",
-                "log_expit": "0.7", "entr": "0.6", "exp1": "0.7", "expi": "-1.6", "spence": "1"}
+                "log_expit": "0.7", "entr": "0.6", "exp1": "0.7", "expi": "-1.6", "spence": "1",
+                "dawsn": "0.6", "loggamma": "2.7", "fresnel_s": "0.7", "fresnel_c": "-1.6",
+                "sici_si": "0.3", "sici_ci": "0.8"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
                  "atan2": ("0.7", "-1.3"), "hypot": ("0.7", "-1.3"),
@@ -173,7 +184,8 @@ BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", 
                  "gammainc": ("2.5", "1.3"), "gammaincc": ("1", "0.8"), "stdtr": ("3", "0.7"),
                  "pdtr": ("2", "1.3"), "poch": ("-1.5", "0.8"), "pdtrc": ("3", "2.2"),
                  "chdtr": ("3", "1.3"), "chdtrc": ("1.2", "0.4"), "rel_entr": ("0.7", "1.9"),
-                 "kl_div": ("1.6", "0.4"), "zeta": ("2", "1.3")}
+                 "kl_div": ("1.6", "0.4"), "zeta": ("2", "1.3"), "boxcox": ("2.5", "0"),
+                 "boxcox1p": ("1.5", "0"), "owens_t": ("0.6", "0.8"), "expn": ("2", "1.3")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
@@ -182,12 +194,15 @@ SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1
                "fmin": "0.7", "copysign": "1.3", "beta": "1.7", "jn": None, "yn": None,
                "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None,
                "poch": "1.7", "pdtrc": None, "chdtr": None, "chdtrc": None, "rel_entr": "0.7",
-               "kl_div": "1.6", "zeta": None}
+               "kl_div": "1.6", "zeta": None, "boxcox": "0.7", "boxcox1p": "0.6",
+               "owens_t": "0.7", "expn": None}
 # rows whose first argument is an integer order (polygamma's n) or a shape argument
 # (gammainc's a): a series in the other only
 ORDER_ROWS = {r.name for r in TABLE if r.fixed}
-# rows of three arguments (betainc(a, b, x): the shapes a, b fixed): a series in the last
-TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3"), "betaincc": ("0.7", "2.2", "0.6")}
+# rows of three or four arguments (betainc(a, b, x), hyp2f1(a, b, c, x): the shapes fixed): a
+# series in the last
+TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3"), "betaincc": ("0.7", "2.2", "0.6"),
+                  "hyp1f1": ("0.7", "1.6", "0.9"), "hyp2f1": ("0.7", "1.6", "2.3", "0.4")}
 
 
 Case = namedtuple("Case", "id point build")
@@ -215,13 +230,13 @@ UNARY_NAMES = [r.name for r in TABLE if r.arity == 1 and r.partial_texts]
 REC1 = {r.name: r.taylor for r in TABLE if r.arity == 1 and r.taylor is not None}
 REC2 = {r.name: r.taylor for r in TABLE if r.arity == 2 and r.taylor is not None}
 BINARY_NAMES = [r.name for r in TABLE if r.arity == 2 and r.partial_texts]
-TERNARY_NAMES = [r.name for r in TABLE if r.arity == 3 and r.partial_texts]
+TERNARY_NAMES = [r.name for r in TABLE if r.arity >= 3 and r.partial_texts]
 
 
 def _ternary(name):
     *fixed, z = TERNARY_POINTS[name]
-    a, b = (float(c) for c in fixed)
-    return Case(f"{name}-z", z, lambda L: lambda t: getattr(L, name)(a, b, t))
+    fixed = [float(c) for c in fixed]
+    return Case(f"{name}-z", z, lambda L: lambda t: getattr(L, name)(*fixed, t))
 EXTRA = [   # the branches of x ** y: constant 2 (square), integer exponents, negative bases
     Case("pow-x-2.0", "1.7", lambda L: lambda t: L.pow(t, 2.0)),
     Case("pow-x-int3", "-1.7", lambda L: lambda t: L.pow(t, 3)),

@@ -243,32 +243,6 @@ def _broadcast_arrays(*args, subok=False):
                  else np.broadcast_to(a, shp) for a in args)
 
 
-def _pad(array, pad_width, mode="constant", **kw):
-    nd = _ndim(array)
-    width = np.broadcast_to(np.asarray(pad_width, dtype=int).reshape(-1, 2)
-                            if np.ndim(pad_width) else [[pad_width, pad_width]], (nd, 2))
-    if mode == "constant":
-        c = kw.pop("constant_values", 0)
-        _plain("pad", **{k: v for k, v in kw.items()})
-        if np.ndim(c):
-            raise NotDifferentiableError("numpy.pad: dvlad takes one number as constant_values")
-        out_shape = tuple(int(n + lo + hi) for n, (lo, hi) in zip(A.shape(array), width))
-        idx = tuple(slice(int(lo), int(lo) + n) for n, (lo, hi) in zip(A.shape(array), width))
-        inside = np.zeros(out_shape, bool)
-        inside[idx] = True
-        return A.where(inside, A.scatter(array, idx, out_shape), float(c))
-    if mode not in ("edge", "reflect", "symmetric", "wrap"):
-        raise NotDifferentiableError(f"numpy.pad with mode={mode!r}: dvlad differentiates "
-                                     f"'constant', 'edge', 'reflect', 'symmetric' and 'wrap'")
-    _plain("pad", **kw)
-    out = array                          # the others pick elements: indices from numpy itself
-    for ax, (lo, hi) in enumerate(width):
-        n = A.shape(out)[ax]
-        idx = np.pad(np.arange(n), (int(lo), int(hi)), mode=mode)
-        out = A.getitem(out, _axis_slices(_ndim(out), ax, idx))
-    return out
-
-
 FUNCTIONS = {
     np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0),
     np.roll: _roll, np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
@@ -281,5 +255,5 @@ FUNCTIONS = {
     np.split: _split, np.array_split: _array_split,
     np.hsplit: lambda a, s: _split(a, s, 1 if _ndim(a) > 1 else 0),
     np.vsplit: lambda a, s: _split(a, s, 0),
-    np.broadcast_arrays: _broadcast_arrays, np.pad: _pad,
+    np.broadcast_arrays: _broadcast_arrays,
 }

@@ -12,13 +12,14 @@ import sys
 
 import numpy as np
 
-from . import assignment, composite, decompositions, methods, numerics, objects, products, \
-    shaping, statistics, views
+from . import assignment, composite, decompositions, methods, numerics, objects, padding, \
+    products, shaping, statistics, views
 from . import linalg as LA
 from .ufunc_methods import ufunc_method
 from . import primitives as A
 from ..core.base import concrete, dtype_of
 from ..core.rules import TABLE
+from ..numbers.outputs import SPECIAL
 from ..numbers.primitives import OPS
 from ..core.number import ADNumber, strip
 from ..core.structures import elementwise
@@ -45,8 +46,7 @@ def _add_scipy_ufuncs():
     if sc is None or _SCIPY_ADDED:
         return False
     _SCIPY_ADDED.append(True)
-    UFUNCS.update({getattr(sc, name): OPS[rule.name] for rule in TABLE for name in rule.special
-                   if hasattr(sc, name)})
+    UFUNCS.update({getattr(sc, name): f for name, f in SPECIAL.items() if hasattr(sc, name)})
     return True
 
 
@@ -238,11 +238,12 @@ FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
                   for f in (np.argmax, np.argmin, np.argsort, np.argpartition, np.searchsorted,
                             np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
                             np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
-                            np.iscomplex, np.result_type, np.can_cast, np.min_scalar_type,
-                            np.common_type, np.linalg.matrix_rank)})
+                            np.iscomplex, np.isposinf, np.isneginf, np.result_type, np.can_cast,
+                            np.min_scalar_type, np.common_type, np.linalg.matrix_rank)})
 # statistics, cumulative sums, and functions that move, pick or assemble elements
 FUNCTIONS.update(composite.FUNCTIONS)
 FUNCTIONS.update(statistics.FUNCTIONS)
+FUNCTIONS.update(padding.FUNCTIONS)       # np.pad, every mode but 'empty'
 FUNCTIONS[np.copyto] = assignment.copyto
 FUNCTIONS.update(assignment.FUNCTIONS)  # fill_diagonal, put, putmask, place
 FUNCTIONS.update(decompositions.FUNCTIONS)

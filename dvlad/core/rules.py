@@ -1,18 +1,21 @@
 """THE rule table: the one place a primitive is named.  Each row states, once:
 
-- its name (``dvlad.<name>``) and arity (1, 2, or 3: ``betainc(a, b, x)``, whose lift takes the
-  general path alone, :mod:`dvlad.numbers.ternary`);
+- its name (``dvlad.<name>``) and arity (1, 2, 3 or 4: ``betainc(a, b, x)``,
+  ``hyp2f1(a, b, c, x)``, whose lift takes the general path alone, :mod:`dvlad.numbers.ternary`);
 - ``base``: its value as Python expression text in the arguments' primals ``x`` (and ``y``,
-  ``z``), as in DiffRules.jl;
-- ``partials``: one expression per argument, in ``x``, ``y``, ``z`` and the result ``r``, evaluated with
-  dvlad's own overloaded functions, so that a partial can itself be differentiated at the next
-  (older) tag: this is what makes forward-over-reverse and friends work;
+  ``z``, ``w``), as in DiffRules.jl;
+- ``partials``: one expression per argument, in ``x``, ``y``, ``z``, ``w`` and the result ``r``,
+  evaluated with dvlad's own overloaded functions, so that a partial can itself be
+  differentiated at the next (older) tag: this is what makes forward-over-reverse and friends
+  work;
 - ``lib``: the base function the text calls by the row's own name, per family of base number
   (math for int/float, numpy, mpmath), looked up by that name where the libraries agree
   (``SAME``) and stated where they differ or where dvlad's conventions need a wrapper;
 - ``ufuncs``: the numpy ufuncs it answers to (``np.sin(bundle)`` calls it; an object array of AD
   numbers calls the method of that name); ``dunders``: the Python operator methods it is
-  (``__add__``; a binary row gives the reflected ``__radd__`` too);
+  (``__add__``; a binary row gives the reflected ``__radd__`` too); ``special``: scipy.special's
+  ufuncs, with ``output=k`` for output k of a ufunc of several (fresnel's S and C are a row each:
+  :data:`OUTPUTS`, and ``dvlad.fresnel`` returns the tuple);
 - ``taylor``: its Taylor-series recurrence (:mod:`dvlad.core.recurrences`), with ``divides`` if that
   recurrence divides where the derivation from the partials does not; None = derived from the
   partials; ``kernel``: generated float code for the hot recurrences (:mod:`dvlad.core.kernels`);
@@ -52,6 +55,7 @@ from .number import ADNumber
 from . import distributions as D
 from . import special as X
 from . import special_more as M
+from . import special_jax as J
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
 SP = X.lib        # lib of a special row: scipy.special's function (when installed) and mpmath's
@@ -67,11 +71,12 @@ class Rule:
 
     __slots__ = ("name", "arity", "base_text", "partial_texts", "lib", "ufuncs", "dunders", "taylor",
                  "divides", "kernel", "zero", "points", "special", "orders", "shapes", "fixed",
-                 "functions", "op", "base", "float", "partials", "array_partials", "uses", "linear")
+                 "functions", "output", "op", "base", "float", "partials", "array_partials",
+                 "uses", "linear")
 
     def __init__(self, name, base, partials=(), *, arity=None, lib=None, ufuncs=(), dunders=(),
                  taylor=None, divides=False, kernel=None, zero=None, points=(), special=(),
-                 orders=(), shapes=(), functions=()):
+                 orders=(), shapes=(), functions=(), output=None):
         self.name, self.base_text, self.partial_texts = name, base, tuple(partials)
         self.arity = arity if arity is not None else len(self.partial_texts)
         if lib is SAME:
@@ -82,7 +87,7 @@ class Rule:
         # distribution function whose derivative has no closed form (gammainc's a), never
         # differentiated either; fixed: both (a test's point passes them as plain numbers)
         self.special, self.orders, self.functions = tuple(special), tuple(orders), tuple(functions)
-        self.shapes = tuple(shapes)
+        self.shapes, self.output = tuple(shapes), output
         self.fixed = tuple(sorted(self.orders + self.shapes))
         self.lib, self.ufuncs, self.dunders = lib, tuple(ufuncs), tuple(dunders)
         self.taylor, self.divides = taylor, divides
@@ -258,7 +263,9 @@ def mills_fraction(t):
 
 # functions the rows' partial texts call besides the rows themselves
 HELPERS = {"sinc_slope_series": sinc_slope_series, "spence_slope_series": spence_slope_series,
-           "erfcx_slope_fraction": erfcx_slope_fraction, "mills_fraction": mills_fraction}
+           "erfcx_slope_fraction": erfcx_slope_fraction, "mills_fraction": mills_fraction,
+           "expm1_ratio_slope": J.expm1_ratio_slope, "dawsn_far": J.dawsn_far,
+           "dawsn_slope_series": J.dawsn_slope_series}
 
 
 def _cbrt_math(x):
@@ -343,6 +350,17 @@ P1, P2 = (("0.7",), ("-1.3",)), (("1.3", "0.7"), ("-0.9", "1.6"))
 # at its edges x = 0 (y > 0) and y = 0 (x = 0), nan where the value is ±inf
 _ENTROPY_X = "{} if x > 0 and y > 0 else (-INF if x == 0 and y > 0 else NAN)"
 _ENTROPY_Y = "{} if y > 0 and x >= 0 else ({} if x == 0 and y == 0 else NAN)"
+
+# Box-Cox, (x^λ − 1)/λ = L·g(λL) with L = log x (log1p x for boxcox1p) and g(u) = expm1(u)/u:
+# ∂x = x^(λ−1); ∂λ = x^λ L/λ − (x^λ − 1)/λ² = L²·g′(λL), whose terms cancel near λL = 0 (their
+# limit (log x)²/2 at λ = 0, at every order): for |λL| < 2 g′'s series (expm1_ratio_slope);
+# ``not ... >=`` lets a nan reach it.  At the edge x = 0 (x = −1) the value is −1/λ for λ > 0: ∂x = 0, 1, inf
+# for λ >, =, < 1 and ∂λ = 1/λ²; below it nan
+_BOX_DX = ("{power} if x > {e} else ((0.0 if y > 1 else (1.0 if y == 1 else INF)) if x == {e} "
+           "else NAN)")
+_BOX_DY = ("(square({L}) * expm1_ratio_slope(y * {L}) if not abs(y * {L}) >= 2.0 else "
+           "(exp(y * {L}) * (y * {L} - 1.0) + 1.0) / (y * y)) if x > {e} else "
+           "(1.0 / (y * y) if x == {e} and y > 0 else NAN)")
 
 TABLE = [
     # ---- binary --------------------------------------------------------------------------------
@@ -647,6 +665,31 @@ TABLE = [
                                 "-like(y, x) * zeta(like(y, x) + 1.0, y)"),
          lib=SP("zeta", M.mp_zeta), shapes=(0,),
          points=(("2", "1.3"), ("3.5", "0.6"), ("1.5", "2.2"))),
+    # ---- the rows jax.scipy.special differentiates (base functions: core/special_jax.py) ------
+    Rule("boxcox", "boxcox(x, y)", (_BOX_DX.format(power="x ** (y - 1.0)", e="0"),
+                                    _BOX_DY.format(L="log(x)", e="0")),
+         lib=SP("boxcox", J.mp_boxcox, J.math_boxcox), special=("boxcox",),
+         points=(("1.7", "0.6"), ("0.4", "-1.3"), ("2.5", "0"))),
+    Rule("boxcox1p", "boxcox1p(x, y)", (_BOX_DX.format(power="exp((y - 1.0) * log1p(x))", e="-1"),
+                                        _BOX_DY.format(L="log1p(x)", e="-1")),
+         lib=SP("boxcox1p", J.mp_boxcox1p, J.math_boxcox1p), special=("boxcox1p",),
+         points=(("0.7", "0.6"), ("-0.4", "-1.3"), ("1.5", "0"))),
+    # Owen's T(h, a) = (1/2π)∫₀^a e^(−h²(1+t²)/2)/(1 + t²) dt: ∂h = −(h/2π)∫₀^a e^(−h²(1+t²)/2) dt
+    # = −φ(h)·erf(ah/√2)/2; ∂a is the integrand at a, with (ha)² apart from h² (no 0·inf at h = 0
+    # for a huge a), 0 at a = ±inf
+    Rule("owens_t", "owens_t(x, y)", (
+        "-0.5 * exp(-0.5 * (x * x)) / sqrt(2.0 * pi(x)) * erf(x * y / sqrt(like(x, 2)))",
+        "exp(-0.5 * (x * x) - 0.5 * square(x * y)) / (2.0 * pi(x) * (1.0 + y * y)) "
+        "if abs(y) < INF else (0.0 if y == y else NAN)"),
+         lib=SP("owens_t", J.mp_owens_t), special=("owens_t",),
+         points=(("0.6", "0.8"), ("-1.3", "2.5"), ("0.4", "-0.7"))),
+    # E_n(x) = ∫₁^∞ e^(−xt)/tⁿ dt: ∂x = −E_(n−1)(x), with E₀(x) = e^(−x)/x, whose own slope
+    # −e^(−x)(x + 1)/x² is written out for n < 1 (scipy's E₋₁ is nan); n an integer order
+    Rule("expn", "expn(x, y)", ("no_derivative('expn', 'n')",
+                                "-expn(x - 1, y) if x >= 1 else (-exp(-y) * (y + 1.0) / (y * y) "
+                                "if x >= 0 and y > 0 else (-INF if x >= 0 and y == 0 else NAN))"),
+         lib=SP("expn", J.mp_expn, numpy_wrapper=X.weak_scalars), special=("expn",),
+         orders=(0,), points=(("2", "1.3"), ("1", "0.4"), ("0", "0.7"), ("3", "2.5"))),
     # the regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 − P: ∂x = ±x^(a−1)e^(−x)
     # /Γ(a), as exp((a − 1)·log x − x − log Γ(a)), with xlogy's 0·log 0 = 0 for a = 1 at x = 0
     # (like(y, x): the constant a in x's precision, an mpf for an mpf x); the a-partial has no
@@ -692,6 +735,32 @@ TABLE = [
                                   "exp(xlogy(floor(like(y, x)), y) - y - gammaln(floor(like(y, x)) + 1.0))"),
          lib=SP("pdtrc", D.mp_pdtrc), special=("pdtrc",), orders=(0,),
          points=(("2", "1.3"), ("0", "0.6"), ("3.5", "2.2"))),
+    # Dawson's integral F(x) = e^(−x²)∫₀ˣ e^(t²) dt: F′ = 1 − 2xF, whose terms cancel for a large
+    # x (F ~ 1/(2x)): from dawsn_far(x) (7.3 for floats, 5.8 for float32) its asymptotic series
+    Rule("dawsn", "dawsn(x)", ("dawsn_slope_series(x) if abs(x) >= dawsn_far(x) else "
+                               "1.0 - 2.0 * x * r",),
+         lib=SP("dawsn", J.mp_dawsn), special=("dawsn",),
+         points=(("0.6",), ("-1.4",), ("12.5",))),
+    # scipy's real log Γ (nan for x < 0): ψ
+    Rule("loggamma", "loggamma(x)", ("digamma(x) if x >= 0 else NAN",),
+         lib=SP("loggamma", J.mp_loggamma, J.math_loggamma), special=("loggamma",),
+         points=(("2.7",), ("0.4",))),
+    # the Fresnel integrals S(x) = ∫₀ˣ sin(πt²/2) dt and C(x) = ∫₀ˣ cos(πt²/2) dt, and the sine
+    # and cosine integrals Si, Ci: scipy's fresnel and sici give two outputs, a row each
+    # (output=k).  Si′ = sin x/x, by sinc(x/π) near 0 (1 there, at every order); Ci′ = cos x/x
+    # (scipy's Ci(x) is Ci(|x|), the real part)
+    Rule("fresnel_s", "fresnel_s(x)", ("sin(0.5 * pi(x) * (x * x))",),
+         lib=SP("fresnel", J.mp_fresnel_s, output=0), special=("fresnel",), output=0,
+         points=(("0.7",), ("-1.6",))),
+    Rule("fresnel_c", "fresnel_c(x)", ("cos(0.5 * pi(x) * (x * x))",),
+         lib=SP("fresnel", J.mp_fresnel_c, output=1), special=("fresnel",), output=1,
+         points=(("0.7",), ("-1.6",))),
+    Rule("sici_si", "sici_si(x)", ("sin(x) / x if abs(x) > 1.0 else sinc(x / pi(x))",),
+         lib=SP("sici", J.mp_si, output=0), special=("sici",), output=0,
+         points=(("0.8",), ("-2.3",), ("0.3",))),
+    Rule("sici_ci", "sici_ci(x)", ("cos(x) / x if x else INF",),
+         lib=SP("sici", J.mp_ci, output=1), special=("sici",), output=1,
+         points=(("0.8",), ("2.3",), ("-1.4",))),
     # ---- three arguments -----------------------------------------------------------------------
     # the regularized incomplete beta function I_x(a, b): ∂x = x^(a−1)(1 − x)^(b−1)/B(a, b), as
     # exp((a − 1)·log x + (b − 1)·log(1 − x) − log B(a, b)) (0·log 0 = 0 at the ends for a or b
@@ -709,6 +778,25 @@ TABLE = [
                                            "- betaln(like(z, x), like(z, y)))"),
          lib=SP("betaincc", D.mp_betaincc), special=("betaincc",), shapes=(0, 1),
          points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
+    # Kummer's ₁F₁(a; b; x): ∂x = (a/b)·₁F₁(a + 1; b + 1; x); a and b are shape arguments, not
+    # differentiated (the derivatives in them are no hypergeometric function of this kind)
+    Rule("hyp1f1", "hyp1f1(x, y, z)", ("no_derivative('hyp1f1', 'a', 'shape')",
+                                       "no_derivative('hyp1f1', 'b', 'shape')",
+                                       "like(z, x) / like(z, y) * hyp1f1(like(z, x) + 1.0, "
+                                       "like(z, y) + 1.0, z)"),
+         lib=SP("hyp1f1", J.mp_hyp1f1), special=("hyp1f1",), shapes=(0, 1),
+         points=(("0.7", "1.6", "0.9"), ("-1.3", "2.5", "-1.1"), ("2", "3", "0.4"))),
+    # ---- four arguments ------------------------------------------------------------------------
+    # Gauss's ₂F₁(a, b; c; x): ∂x = (ab/c)·₂F₁(a + 1, b + 1; c + 1; x); a, b, c shape arguments
+    Rule("hyp2f1", "hyp2f1(x, y, z, w)", ("no_derivative('hyp2f1', 'a', 'shape')",
+                                          "no_derivative('hyp2f1', 'b', 'shape')",
+                                          "no_derivative('hyp2f1', 'c', 'shape')",
+                                          "like(w, x) * like(w, y) / like(w, z) * hyp2f1("
+                                          "like(w, x) + 1.0, like(w, y) + 1.0, like(w, z) + 1.0, "
+                                          "w)"),
+         lib=SP("hyp2f1", J.mp_hyp2f1, numpy_wrapper=X.weak_scalars), special=("hyp2f1",),
+         shapes=(0, 1, 2), points=(("0.7", "1.6", "2.3", "0.4"), ("-1.3", "0.5", "1.5", "-0.6"),
+                                   ("1", "1", "2", "0.7"))),
     # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
     Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),
          lib=(operator.floordiv, operator.floordiv,
@@ -728,3 +816,18 @@ TABLE = [
          special=("gammasgn",)),
 ]
 RULES = {rule.name: rule for rule in TABLE}
+
+
+def _outputs():
+    found = {}
+    for rule in TABLE:
+        if rule.output is not None:
+            for name in rule.special:
+                found.setdefault(name, {})[rule.output] = rule.name
+    return {name: tuple(rows[k] for k in sorted(rows)) for name, rows in found.items()}
+
+
+# scipy's ufuncs of several outputs: {its name: its rows' names, in output order}.  dvlad.<name>
+# returns the tuple of the rows' values, and scipy's ufunc on an AD number calls it
+# (dvlad.numbers.outputs)
+OUTPUTS = _outputs()

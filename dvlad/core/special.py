@@ -39,24 +39,30 @@ def _from_mpmath(f):
     return g
 
 
-def floats(name, mp_function):
+def _scipy(name, output):
+    """scipy.special's function ``name``, or its output ``output`` (fresnel's S is 0)."""
+    function = getattr(scipy_special(), name)
+    return function if output is None else lambda *args: function(*args)[output]
+
+
+def floats(name, mp_function, output=None):
     """The math-family function of row ``name``: scipy's on a float, returned as a float."""
     fallback = _from_mpmath(mp_function)
 
     def f(*args):
         sc = scipy_special()
-        return float(getattr(sc, name)(*args)) if sc is not None else fallback(*args)
+        return float(_scipy(name, output)(*args)) if sc is not None else fallback(*args)
     f.__name__ = name
     return f
 
 
-def arrays(name, float_function):
+def arrays(name, float_function, output=None):
     """The numpy-family function of row ``name``: scipy's ufunc, or the float function element
     by element in the arguments' float type."""
     def f(*args):
         sc = scipy_special()
         if sc is not None:
-            return getattr(sc, name)(*args)
+            return _scipy(name, output)(*args)
         kind = np.result_type(*args, np.float16)
         out = np.vectorize(float_function, otypes=[float])(*args).astype(kind)
         return out if out.ndim or any(isinstance(a, np.ndarray) for a in args) else out[()]
@@ -350,14 +356,16 @@ iv_arrays, iv_floats = _tiny_arrays(False), _tiny_floats(False)
 jv_arrays, jv_floats = _tiny_arrays(True), _tiny_floats(True)
 
 
-def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None, float_wrapper=None):
+def lib(scipy_name, mp_function, math_function=None, numpy_wrapper=None, float_wrapper=None,
+        output=None):
     """(math, numpy, mpmath) base functions of a special row, for the rule table: scipy.special's
     function ``scipy_name`` (imported on first use), mpmath's ``mp_function``, and
-    ``math_function`` for floats where math has one (else scipy's, else mpmath's)."""
-    math_function = math_function or floats(scipy_name, mp_function)
+    ``math_function`` for floats where math has one (else scipy's, else mpmath's); ``output``:
+    which output of a ufunc of several the row is (fresnel's S is 0, C is 1)."""
+    math_function = math_function or floats(scipy_name, mp_function, output)
     if float_wrapper is not None:
         math_function = float_wrapper(math_function)
-    np_function = arrays(scipy_name, math_function)
+    np_function = arrays(scipy_name, math_function, output)
     if numpy_wrapper is not None:
         np_function = numpy_wrapper(np_function)
     return math_function, np_function, mp_function

@@ -131,12 +131,13 @@ def _generated_op(ARGS):
     return base_op(X, Y)
 '''
 
-# A row of three arguments (betainc) has this path alone, fast or not (dvlad.numbers.ternary).
+# A row of three or four arguments (betainc, hyp2f1) has this path alone, fast or not
+# (dvlad.numbers.ternary).  ARGS: "X, Y, Z" or "X, Y, Z, W"; AD: is any an AD number.
 _TERNARY = '''
-def _generated_op(X, Y, Z):
-    if isinstance(X, ADNumber) or isinstance(Y, ADNumber) or isinstance(Z, ADNumber):
-        return lift(PRIM, (X, Y, Z))
-    return base_op(X, Y, Z)
+def _generated_op(ARGS):
+    if AD:
+        return lift(PRIM, (ARGS,))
+    return base_op(ARGS)
 '''
 
 
@@ -231,7 +232,7 @@ def _generate(template, rule, args=None):
     namespace = dict(_FLOAT, Bundle=Bundle, TapeCell=TapeCell, Tower=Tower, tower1=tower1,
                      tower2=tower2, lift=lift, ADNumber=ADNumber, fast1=fast1,
                      fast2=fast2, RULE=rule,
-                     PRIM=(TernaryRow if rule.arity == 3 else RowPrimitive)(rule),
+                     PRIM=(TernaryRow if rule.arity >= 3 else RowPrimitive)(rule),
                      base_op=rule.base)
     exec(_register(source, filename), namespace)
     return namespace[rule.name]
@@ -310,7 +311,7 @@ def _pooled(rule, bop):
 
 
 def _make(rule):
-    params = ("x", "x, y", "x, y, z")[rule.arity - 1]
+    params = ", ".join("xyzw"[:rule.arity])
     names = dict(_CONSTANTS)
     if rule.lib is not None:
         names[rule.name] = dispatch(rule.name, rule.arity, *rule.lib)
@@ -337,8 +338,10 @@ def _make(rule):
         # (arithmetic partials only: mul, div's numerator; xlogy's log(y) vanishes at y = 1)
         rule.linear = tuple(any(u) and not u[i] and not u[-1] and not _calls(d)
                             for i, (u, d) in enumerate(zip(rule.uses, rule.partial_texts)))
-        if rule.arity == 3:
-            rule.op = _generate(_TERNARY, rule)
+        if rule.arity >= 3:
+            rule.op = _generate(_TERNARY.replace("AD:", " or ".join(
+                f"isinstance({a}, ADNumber)" for a in "XYZW"[:rule.arity]) + ":"), rule,
+                ", ".join("XYZW"[:rule.arity]))
         elif REFERENCE:
             rule.op = (_generate(_REFERENCE_BINARY, rule, "X, Y") if rule.arity == 2
                        else _generate(_REFERENCE_UNARY, rule))

@@ -1,7 +1,8 @@
-"""Rows of the rule table with three arguments (``betainc(a, b, x)``), as the lift sees them.
+"""Rows of the rule table with three or four arguments (``betainc(a, b, x)``,
+``hyp2f1(a, b, c, x)``), as the lift sees them.
 
 The rows of one and two arguments have fast paths, recurrences and a primitive object of their
-own (:class:`~dvlad.numbers.partials.RowPrimitive`); a row of three takes the general path alone:
+own (:class:`~dvlad.numbers.partials.RowPrimitive`); a row of more takes the general path alone:
 its generated function hands every AD argument to the one lift (:func:`dvlad.core.lift.lift`),
 forward and reverse mode ask :meth:`TernaryRow.at` for the in-arguments' partials (numbers at
 scalars, :class:`~dvlad.numbers.partials.ElementwiseMap` at arrays, broadcasting both ways), and
@@ -19,9 +20,9 @@ __all__ = ["TernaryRow"]
 
 
 class TernaryRow:
-    """A row of three arguments: the primitive interface of :mod:`dvlad.core.lift` (``value``,
-    ``at``) and the one towers use for primitives without a recurrence (``op``, ``partials``,
-    ``with_result``)."""
+    """A row of three or four arguments: the primitive interface of :mod:`dvlad.core.lift`
+    (``value``, ``at``) and the one towers use for primitives without a recurrence (``op``,
+    ``partials``, ``with_result``)."""
 
     __slots__ = ("row", "name")
     rule = None            # (towers: the derivation from the partials, not a row's recurrence)

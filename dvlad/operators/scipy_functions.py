@@ -43,8 +43,8 @@ def _carries_ad(*values):
         elif isinstance(v, (tuple, list, dict)):
             try:
                 leaves = flatten(v, "an argument")[0]
-            except Exception:           # not numbers: scipy's own function decides
-                return False
+            except Exception:           # not numbers (functions, say): the others decide
+                continue
             if any(isinstance(e, ADNumber) for e in leaves):
                 return True
     return False

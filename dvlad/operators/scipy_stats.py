@@ -39,6 +39,7 @@ import numpy as np
 from ..arrays.objects import repack
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
+from . import scipy_moments
 from .scipy_functions import _array, _carries_ad, _patch
 
 __all__ = ["install"]
@@ -277,6 +278,7 @@ def install(stats):
     from scipy.stats import _distn_infrastructure as infra, _multivariate as mv
     from scipy._lib import array_api_extra as xpx
     _patch(xpx, "apply_where", _apply_where)
+    scipy_moments.install(infra)            # stats (mean, var, std), entropy, _lazyselect
     for name, ours in CONTINUOUS.items():
         _patch(infra.rv_continuous, name, ours, bound=True)
     for name, ours in DISCRETE.items():
