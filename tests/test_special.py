@@ -31,7 +31,7 @@ SCALES = ((1.0, 0.9, 1.1), (1.0, 1.1, 0.95), (1.0, 0.95, 1.05), (1.0, 1.05, 0.9)
 def _scipy(rule, name):
     """scipy.special.<name> as the row computes it: its output ``rule.output`` if it has
     several (fresnel's S is the row fresnel_s)."""
-    ufunc = getattr(sc, name)
+    ufunc = getattr(sc, name, None) or getattr(sc._ufuncs, name)     # (zeta's is _ufuncs._zeta)
     return ufunc if rule.output is None else lambda *args: ufunc(*args)[rule.output]
 
 

@@ -80,8 +80,8 @@ def _derivatives(f, x):
     return first, second
 
 
-# (scipy.special.zeta is a Python function, no ufunc: test_zeta_through_scipy below)
-CASE_VIAS = [(c, via) for c in CASES for via in VIAS if not (via == "scipy" and c[1] == "zeta")]
+# (scipy.special.zeta is a Python function calling the ufunc _ufuncs._zeta, the zeta row's)
+CASE_VIAS = [(c, via) for c in CASES for via in VIAS]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
@@ -303,11 +303,55 @@ def test_zeta_exponent_is_refused_by_name():
         close(got, -2 * mpmath.zeta(3, q), rel=mpmath.mpf(10) ** -48)
 
 
-def test_zeta_through_scipy():
-    """scipy.special.zeta(x, q) is a Python function calling the private ufunc _zeta, which has
-    no row: on a tracked array it raises naming it (dvlad.zeta is the row)."""
+# ---- a probe's finds (helper-21) ------------------------------------------------------------------
+
+def test_scipy_zeta_on_dvlad_numbers_is_the_zeta_row():
+    """scipy.special.zeta(x, q) calls the ufunc _ufuncs._zeta, which had no row: it raised
+    NotDifferentiableError naming it."""
+    mpmath.mp.dps = 30
+    want = -3.0 * mpmath.zeta(4.0, 1.3)
+    close(ad.derivative(lambda q: sc.zeta(3.0, q))(1.3), want, rel=1e-14)
     q = np.array([0.6, 1.3])
-    with pytest.raises(ad.NotDifferentiableError,
-                       match=r"scipy.special._ufuncs._zeta has no dvlad rule"):
-        ad.gradient_r(lambda t: np.sum(sc.zeta(2.5, t)))(q)
-    close(ad.gradient_r(lambda t: np.sum(ad.zeta(2.5, t)))(q), -2.5 * sc.zeta(3.5, q), rel=1e-14)
+    close(ad.gradient_r(lambda t: np.sum(sc.zeta(2.5, t)))(q), -2.5 * sc.zeta(3.5, q), rel=1e-14)
+
+
+def test_entropies_log_ratio_far_apart_close_together_and_subnormal():
+    """rel_entr's and kl_div's x-partials log(x/y) overflowed where x/y does (inf at (1e200,
+    1e-200)), lost 8e-11 at x ≈ y, and made an asymmetric Hessian at a subnormal x/y."""
+    mpmath.mp.dps = 40
+    g = ad.gradient_r(lambda p: ad.rel_entr(p[0], p[1]))((1e200, 1e-200))
+    close(g[0], mpmath.log(mpmath.mpf(10) ** 400) + 1, rel=1e-15)
+    x, y = 1.0, 1.0000001
+    want = mpmath.log(mpmath.mpf(x) / mpmath.mpf(y))
+    close(ad.derivative(lambda t: ad.kl_div(t, y))(x), want, rel=1e-14)
+    close(ad.derivative(lambda t: ad.rel_entr(t, y))(x), want + 1, rel=1e-14)
+    H = ad.hessian(lambda p: ad.rel_entr(p[0], p[1]))(np.array([1e-320, 1.0]))
+    assert H[0, 1] == H[1, 0] == -1.0
+
+
+def test_expi_slope_past_exps_overflow():
+    """expi′ = eˣ/x raised OverflowError from exp(x) past x = 709.78 (scipy's expi(710) is
+    inf); it is finite to 709.78 + log x, inf beyond."""
+    close(ad.derivative(ad.expi)(710.0), mpmath.exp(710) / 710, rel=1e-13)
+    assert ad.derivative(ad.expi)(2000.0) == math.inf
+    with mpmath.workdps(30):
+        x = mpmath.mpf(2000)
+        got = ad.derivative(ad.expi)(x)
+        assert type(got) is mpmath.mpf and abs(got / (mpmath.exp(x) / x) - 1) < 1e-28
+
+
+def test_spence_series_near_one_at_high_precision():
+    """spence's series near z = 1 had 60 terms: 2e-95 off at 100 digits."""
+    with mpmath.workdps(100):
+        z = mpmath.mpf("1.03")
+        got = ad.derivative(ad.spence)(z)
+        assert abs(got / (mpmath.log(z) / (1 - z)) - 1) < mpmath.mpf(10) ** -98
+
+
+def test_log_ndtr_of_an_mpf_near_phi_one():
+    """log Φ(x) = log(Φ(x)) lost its digits as Φ → 1: 0 at x = 30 (−4.9e-198)."""
+    with mpmath.workdps(50):
+        for x in (mpmath.mpf(10), mpmath.mpf(30)):
+            with mpmath.workdps(400):
+                want = mpmath.log(mpmath.ncdf(x))
+            assert abs(ad.log_ndtr(x) / want - 1) < mpmath.mpf(10) ** -45

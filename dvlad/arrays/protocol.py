@@ -46,7 +46,11 @@ def _add_scipy_ufuncs():
     if sc is None or _SCIPY_ADDED:
         return False
     _SCIPY_ADDED.append(True)
-    UFUNCS.update({getattr(sc, name): f for name, f in SPECIAL.items() if hasattr(sc, name)})
+    private = getattr(sc, "_ufuncs", None)          # (zeta's ufunc is _ufuncs._zeta)
+    for name, f in SPECIAL.items():
+        u = getattr(sc, name, None) or getattr(private, name, None)
+        if u is not None:
+            UFUNCS[u] = f
     return True
 
 

@@ -194,12 +194,13 @@ def spence_slope_series(z):
     """spence′(z) = log z/(1 − z) near z = 1, where it is 0/0 (its limit −1 at z = 1) and its
     derivatives cancel (1/(z(1 − z)) against log z/(1 − z)²): −log1p(u)/u = −Σₖ (−u)ᵏ/(k + 1),
     u = z − 1, in Horner form.  60 terms: for |u| < 1/32 the rest is below 1e-90, and its
-    derivatives to order 8 below 1e-60, so they are exact at 50 digits too; only exact integers
+    derivatives to order 8 below 1e-60 (an mpf takes prec/5 + 20 if that is more); only exact integers
     divide (an mpf keeps its precision).  Written in arithmetic, so it nests like a partial."""
     one = mpmath.mpf(1) if _mpf_based(z) else 1.0
     u = z - 1.0
-    s = one / 61
-    for k in range(60, 0, -1):
+    terms = max(60, mpmath.mp.prec // 5 + 20) if _mpf_based(z) else 60   # (|u| < 2⁻⁵)
+    s = one / (terms + 1)
+    for k in range(terms, 0, -1):
         s = one / k - u * s
     return -s
 
@@ -264,6 +265,7 @@ def mills_fraction(t):
 # functions the rows' partial texts call besides the rows themselves
 HELPERS = {"sinc_slope_series": sinc_slope_series, "spence_slope_series": spence_slope_series,
            "erfcx_slope_fraction": erfcx_slope_fraction, "mills_fraction": mills_fraction,
+           "mpf_based": _mpf_based,
            "expm1_ratio_slope": J.expm1_ratio_slope, "dawsn_far": J.dawsn_far,
            "dawsn_slope_series": J.dawsn_slope_series}
 
@@ -349,6 +351,10 @@ P1, P2 = (("0.7",), ("-1.3",)), (("1.3", "0.7"), ("-0.9", "1.6"))
 # the entropies' partials in x and in y: the formula inside their domain x, y > 0, the limit
 # at its edges x = 0 (y > 0) and y = 0 (x = 0), nan where the value is ±inf
 _ENTROPY_X = "{} if x > 0 and y > 0 else (-INF if x == 0 and y > 0 else NAN)"
+# log(x/y): by log1p where x and y are close (log(x/y) lost 8e-11 at (1, 1 + 1e-7)), as a
+# difference where x/y or y/x overflows (inf; a Hessian's 1/(x/y) overflowed at a subnormal x/y)
+_LOG_RATIO = ("(log1p((x - y) / y) if 0.5 < x / y < 2.0 else (log(x / y) if 0.0 < x / y < INF "
+              "and 0.0 < y / x < INF else log(x) - log(y)))")
 _ENTROPY_Y = "{} if y > 0 and x >= 0 else ({} if x == 0 and y == 0 else NAN)"
 
 # Box-Cox, (x^λ − 1)/λ = L·g(λL) with L = log x (log1p x for boxcox1p) and g(u) = expm1(u)/u:
@@ -638,19 +644,20 @@ TABLE = [
     Rule("entr", "entr(x)", ("-log(x) - 1.0 if x >= 0 else NAN",),
          lib=SP("entr", M.mp_entr, M.math_entr), special=("entr",),
          points=(("0.6",), ("2.5",))),
-    Rule("rel_entr", "rel_entr(x, y)", (_ENTROPY_X.format("log(x / y) + 1.0"),
+    Rule("rel_entr", "rel_entr(x, y)", (_ENTROPY_X.format(_LOG_RATIO + " + 1.0"),
                                         _ENTROPY_Y.format("-x / y", "0.0")),
-         lib=SP("rel_entr", M.mp_rel_entr, M.math_rel_entr), special=("rel_entr",),
+         lib=SP("rel_entr", M.mp_rel_entr), special=("rel_entr",),
          points=(("0.3", "1.7"), ("1.6", "0.4"))),
-    Rule("kl_div", "kl_div(x, y)", (_ENTROPY_X.format("log(x / y)"),
+    Rule("kl_div", "kl_div(x, y)", (_ENTROPY_X.format(_LOG_RATIO),
                                     _ENTROPY_Y.format("1.0 - x / y", "1.0")),
-         lib=SP("kl_div", M.mp_kl_div, M.math_kl_div), special=("kl_div",),
+         lib=SP("kl_div", M.mp_kl_div), special=("kl_div",),
          points=(("0.7", "1.9"), ("1.6", "0.4"))),
     # the exponential integrals E₁(x) = ∫ₓ^∞ e⁻ᵗ/t dt (x > 0; nan below, as scipy) and Ei:
     # E₁′ = −e⁻ˣ/x, Ei′ = eˣ/x; at x = 0 their limits from the right, −inf and +inf (as log′(0))
     Rule("exp1", "exp1(x)", ("-exp(-x) / x if x > 0 else (-INF if x == 0 else NAN)",),
          lib=SP("exp1", M.mp_exp1), special=("exp1",), points=(("0.7",), ("2.5",))),
-    Rule("expi", "expi(x)", ("exp(x) / x if x else INF",), lib=SP("expi", M.mp_expi),
+    Rule("expi", "expi(x)", ("(exp(x) / x if x else INF) if x < 709.0 or mpf_based(x) else "
+                             "(exp(0.5 * x) / x * exp(0.5 * x) if x < 1419.0 else INF)",), lib=SP("expi", M.mp_expi),
          special=("expi",), points=(("0.7",), ("-1.6",), ("2.5",))),
     # scipy's spence(z) = ∫₁^z log t/(1 − t) dt = Li₂(1 − z), z ≥ 0: spence′ = log z/(1 − z), 0/0
     # at z = 1 (its limit −1) and cancelling near it at higher orders: there its series
@@ -660,10 +667,11 @@ TABLE = [
          points=(("0.4",), ("1",), ("2.5",))),
     # the Hurwitz zeta function ζ(x, q) = Σₙ (n + q)^(−x): ∂q = −x·ζ(x + 1, q); the exponent x
     # (the zeta distribution's shape) is not differentiated: scipy has no derivative in it.
-    # scipy.special.zeta is a Python function, not a ufunc: on tracked arrays use dvlad.zeta
+    # scipy.special.zeta(x, q) is a Python function that calls the ufunc _ufuncs._zeta: that is
+    # the name the row answers to
     Rule("zeta", "zeta(x, y)", ("no_derivative('zeta', 'x', 'shape')",
                                 "-like(y, x) * zeta(like(y, x) + 1.0, y)"),
-         lib=SP("zeta", M.mp_zeta), shapes=(0,),
+         lib=SP("zeta", M.mp_zeta), special=("_zeta",), shapes=(0,),
          points=(("2", "1.3"), ("3.5", "0.6"), ("1.5", "2.2"))),
     # ---- the rows jax.scipy.special differentiates (base functions: core/special_jax.py) ------
     Rule("boxcox", "boxcox(x, y)", (_BOX_DX.format(power="x ** (y - 1.0)", e="0"),

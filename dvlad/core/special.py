@@ -117,6 +117,9 @@ def mp_ndtr(x):
 
 
 def mp_log_ndtr(x):
+    """log Φ(x); for x > 0 as log1p(−Φ(−x)) (log of a Φ near 1 lost its digits: 0 at x = 30)."""
+    if x > 0:
+        return mpmath.log1p(-mpmath.ncdf(-x))
     return mpmath.log(mpmath.ncdf(x))
 
 

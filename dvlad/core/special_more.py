@@ -13,38 +13,17 @@ import math
 
 import mpmath
 
-from .base import INF, NAN
+from .base import INF
 
 _MINF = -INF
 
 
 # ---- floats: math's functions, scipy's formulas ------------------------------------------------
 
-def _log0(r):
-    """log r for r ≥ 0, with log 0 = −inf (math would raise; scipy's C log gives −inf)."""
-    return math.log(r) if r else _MINF
-
-
 def math_entr(x):
     if x > 0:
         return -x * math.log(x)
     return 0.0 if x == 0 else (x if x != x else _MINF)
-
-
-def math_rel_entr(x, y):
-    if x > 0 and y > 0:
-        return x * _log0(x / y)
-    if x == 0 and y >= 0:
-        return 0.0
-    return NAN if x != x or y != y else INF
-
-
-def math_kl_div(x, y):
-    if x > 0 and y > 0:
-        return x * _log0(x / y) - x + y
-    if x == 0 and y >= 0:
-        return y
-    return NAN if x != x or y != y else INF
 
 
 def math_log_expit(x):
