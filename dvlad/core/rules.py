@@ -265,7 +265,8 @@ def mills_fraction(t):
 # functions the rows' partial texts call besides the rows themselves
 HELPERS = {"sinc_slope_series": sinc_slope_series, "spence_slope_series": spence_slope_series,
            "erfcx_slope_fraction": erfcx_slope_fraction, "mills_fraction": mills_fraction,
-           "mpf_based": _mpf_based,
+           "mpf_based": _mpf_based, "bessel_far": M.bessel_far,
+           "bessel_slope_series": M.bessel_slope_series,
            "expm1_ratio_slope": J.expm1_ratio_slope, "dawsn_far": J.dawsn_far,
            "dawsn_slope_series": J.dawsn_slope_series}
 
@@ -622,10 +623,13 @@ TABLE = [
          special=("ive",), orders=(0,),
          points=(("2", "1.3"), ("0", "-0.7"), ("1.5", "2.1"))),
     # exponentially scaled I₀ and I₁, I_n(x)·e^(−|x|): ∂x = I_n′·e^(−|x|) − sign(x)·r with I₀′ = I₁
-    # and I₁′ = (I₀ + I₂)/2 (= I₀ − I₁/x, without the division: ½ at x = 0)
-    Rule("i0e", "i0e(x)", ("i1e(x) - sign(x) * r",), lib=SP("i0e", M.mp_i0e), special=("i0e",),
+    # and I₁′ = (I₀ + I₂)/2 (= I₀ − I₁/x, without the division: ½ at x = 0); these cancel for a
+    # large |x| (to 1/(2|x|), again at each order): from bessel_far(x), Hankel's series
+    Rule("i0e", "i0e(x)", ("bessel_slope_series(0, x) if abs(x) >= bessel_far(x) else "
+                           "i1e(x) - sign(x) * r",), lib=SP("i0e", M.mp_i0e), special=("i0e",),
          points=(("0.8",), ("-2.2",))),
-    Rule("i1e", "i1e(x)", ("0.5 * (i0e(x) + ive(2, x)) - sign(x) * r",),
+    Rule("i1e", "i1e(x)", ("bessel_slope_series(1, x) if abs(x) >= bessel_far(x) else "
+                           "0.5 * (i0e(x) + ive(2, x)) - sign(x) * r",),
          lib=SP("i1e", M.mp_i1e), special=("i1e",), points=(("0.8",), ("-2.2",))),
     # e^(x²)·erfc x: erfcx′ = 2x·erfcx − 2/√π, whose terms cancel for a large x; from x = 4 by
     # a continued fraction (erfcx_slope_fraction)
