@@ -18,6 +18,8 @@ ROWS = {
     "(r2) logistic HVP rr, logaddexp, 200×20",
     "(r2) logistic HVP fr, log1p(exp), 200×20",
     "(r2) logistic HVP rr, log1p(exp), 200×20",
+    "(r2) logistic HVP fr, logaddexp, X read-only, 200×20",
+    "(r2) logistic HVP rr, logaddexp, X read-only, 200×20",
     "(r3) MLP gradient, tanh, batch 16",
     "(r3) MLP gradient, relu, batch 16",
 }

@@ -320,3 +320,13 @@ def test_fresnel_and_sici_return_their_pairs():
         assert len(jac) == 2
         for j, slope in zip(jac, slopes):
             close(j, np.diag(slope), rel=1e-15, floor=1e-300)
+
+
+def test_hypergeometric_mpf_where_the_series_sums_to_zero():
+    """₁F₁(½; −½; z) = (1 − 2z)eᶻ is 0 at z = ½: mpmath's series never converges in relative
+    terms there and raised (ValueError in mpmath 1.3, NoConvergence, no ValueError, in 1.4)."""
+    with mpmath.workdps(30):
+        half = mpmath.mpf("0.5")
+        assert ad.hyp1f1(half, -half, half) == 0
+        z = mpmath.mpf("0.7")
+        assert abs(ad.hyp1f1(half, -half, z) - (1 - 2 * z) * mpmath.exp(z)) < 1e-28

@@ -176,12 +176,17 @@ def _at_pole(c):
     return c <= 0 and c == mpmath.floor(c)
 
 
+# a series that sums to 0 exactly (₁F₁(½; −½; ½) = (1 − 2z)eᶻ at z = ½) never converges in
+# relative terms: mpmath raised (ValueError in 1.3, NoConvergence in 1.4); below 2^(−8·prec) 0
+_ZEROPREC = 8
+
+
 def mp_hyp1f1(a, b, x):
     """Kummer's ₁F₁(a; b; x) (mpmath's), scipy's inf at a pole b = −m the series does not end
     before."""
     if _at_pole(b) and not _ends(a, b):
         return mpmath.inf
-    return mpmath.hyp1f1(a, b, x)
+    return mpmath.hyp1f1(a, b, x, zeroprec=_ZEROPREC * mpmath.mp.prec)
 
 
 def mp_hyp2f1(a, b, c, x):
@@ -189,7 +194,7 @@ def mp_hyp2f1(a, b, c, x):
     before, and past x = 1 where the value is not real."""
     if _at_pole(c) and not (_ends(a, c) or _ends(b, c)):
         return mpmath.inf
-    r = mpmath.hyp2f1(a, b, c, x)
+    r = mpmath.hyp2f1(a, b, c, x, zeroprec=_ZEROPREC * mpmath.mp.prec)
     return r if type(r) is MPF else mpmath.inf
 
 
