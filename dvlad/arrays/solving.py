@@ -7,9 +7,12 @@ sweep (``solve(aᵀ, x̄)`` for a triangular ``a``).  Finding the triangle costs
 ``a``'s other half (often one element: ``a[0, -1]`` of a full matrix).  The result is the
 substitution's, which is backward stable like LU's; it may differ from numpy's LU in the
 last bits.  Without scipy, or for stacks, small matrices, a zero on the diagonal (numpy's
-LinAlgError then) and non-float dtypes, numpy's ``solve`` as it is.
+LinAlgError then) and non-float dtypes, numpy's ``solve`` as it is; so on the reference path
+(``DVLAD_REFERENCE=1``), which every test then checks against LU.
 """
 import numpy as np
+
+from ..core.switch import REFERENCE
 
 __all__ = ["solve_value"]
 
@@ -28,7 +31,8 @@ def _triangle(a):
 def solve_value(a, b):
     """np.linalg.solve(a, b), by substitution when a is triangular (see the module docstring)."""
     n = a.shape[-1]
-    if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and n >= _SMALLEST \
+    if not REFERENCE and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 \
+            and n >= _SMALLEST \
             and b.ndim in (1, 2) and a.shape[0] == n and b.shape[0] == n \
             and a.dtype.kind == "f" and b.dtype.kind in "fiub" \
             and (a[0, n - 1] == 0 or a[n - 1, 0] == 0):
