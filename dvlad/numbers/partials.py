@@ -271,6 +271,9 @@ def structural_zero(rule, xin, px, py):
     i = 0 if xin else 1
     if not rule.linear[i]:
         return False
+    v = _base_of(px if xin else py)
+    if not isinstance(v, np.ndarray) and v - v != 0:    # 0·∞: nan, whose tangent is nan too
+        return False
     c = py if xin else px
     tc = type(c)
     if tc is float or tc is int:

@@ -27,6 +27,7 @@ from ..core.vectorize import make_helpers, numbers_only, on_bases, vectorize
 from .bundle import Bundle
 from .fast import fast1, fast2
 from ..core.lift import lift
+from .nonfinite import marked, nonfinite
 from .partials import RowPrimitive
 from .ternary import TernaryRow
 from .tape import TapeCell
@@ -180,7 +181,7 @@ def _pi(v):
 
 _CONSTANTS = dict(INF=math.inf, NAN=math.nan, __builtins__=builtins, pi=_pi,
                   constant=lambda v: not hasattr(v, "tag"),   # no perturbation on v
-                  no_derivative=_no_derivative, **HELPERS)
+                  no_derivative=_no_derivative, nonfinite=nonfinite, **HELPERS)
 _FLOAT = dict({"math_" + rule.name: rule.lib[0] for rule in TABLE if rule.lib},
               like=lambda v, c: float(c), **_CONSTANTS)
 
@@ -220,8 +221,8 @@ def _generate(template, rule, args=None):
     """The primitive's function: the template with the row's expressions, over float math."""
     dx, dy = (tuple(_float_text(d) for d in rule.partial_texts) + ("", ""))[:2]
     # a row linear in an argument whose partial the constant operand makes 0 returns a constant
-    # (0·x: structural_zero in partials.py)
-    zx, zy = (f"\n{' ' * n}if ({d}) == 0:\n{' ' * (n + 4)}return r" if lin else ""
+    # (0·x: structural_zero in partials.py; not 0·∞, whose nan carries a nan tangent)
+    zx, zy = (f"\n{' ' * n}if ({d}) == 0 and r == r:\n{' ' * (n + 4)}return r" if lin else ""
               for d, lin, n in zip((dx, dy), rule.linear + (False,), (16, 12)))
     source = template.format(name=rule.name, base=_float_text(rule.base_text), dx=dx, dy=dy,
                              zx=zx, zy=zy)
@@ -329,12 +330,12 @@ def _make(rule):
     else:
         rule.partials = tuple(on_bases(_compile(_float_text(d), _FLOAT, params + ", r"),
                                        f"{rule.name}_partial_{k}") if numbers_only(d)
-                              else _compile(d, _AD, params + ", r")
+                              else _compile(marked(d, params.split(", ")), _AD, params + ", r")
                               for k, d in enumerate(rule.partial_texts))
+        texts = [marked(d, params.split(", ")) for d in rule.partial_texts]   # (∞: nonfinite.py)
         rule.array_partials = tuple(_compile(vectorize(_as_calls(d), (params + ", r").split(", ")),
-                                             _ARRAY_AD, params + ", r")
-                                    for d in rule.partial_texts)
-        rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in rule.partial_texts)
+                                             _ARRAY_AD, params + ", r") for d in texts)
+        rule.uses = tuple(_uses(d, (params + ", r").split(", ")) for d in texts)
         # (arithmetic partials only: mul, div's numerator; xlogy's log(y) vanishes at y = 1)
         rule.linear = tuple(any(u) and not u[i] and not u[-1] and not _calls(d)
                             for i, (u, d) in enumerate(zip(rule.uses, rule.partial_texts)))
