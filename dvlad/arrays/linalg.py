@@ -24,7 +24,7 @@ from .primitives import (
     swapaxes,
     transpose,
 )
-from .solving import solve_value
+from .solving import factored_slogdet, inverse_value, solve_value
 from ..core.number import strip
 from ..core.tags import NotDifferentiableError
 from ..numbers.tower import ZERO
@@ -262,7 +262,7 @@ def _inv_partials(x, a):
     return (_Apply(lambda t: -matmul(matmul(x, t), x), lambda s: -matmul(matmul(xt, s), xt)),)
 
 
-inv = _primitive("inv", np.linalg.inv, _inv_partials, True)
+inv = _primitive("inv", inverse_value, _inv_partials, True)
 
 
 def _det_partials(d, a):
@@ -379,7 +379,8 @@ _logabsdet = _primitive("logabsdet", _logabs, _logdet_partials)
 def slogdet(a):
     """(sign, log|det a|): the sign is piecewise constant, the log differentiable."""
     base = strip(a)
-    signum, logabs = np.linalg.slogdet(base)
+    kept = factored_slogdet(base)           # (its LU kept for solve(a, ·): arrays/solving.py)
+    signum, logabs = np.linalg.slogdet(base) if kept is None else kept
     _FACTORED[:] = base, logabs
     try:
         return _SlogdetResult(signum, _logabsdet(a))       # (numpy's named tuple: .logabsdet)

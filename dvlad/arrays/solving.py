@@ -9,12 +9,25 @@ substitution's, which is backward stable like LU's; it may differ from numpy's L
 last bits.  Without scipy, or for stacks, small matrices, a zero on the diagonal (numpy's
 LinAlgError then) and non-float dtypes, numpy's ``solve`` as it is; so on the reference path
 (``DVLAD_REFERENCE=1``), which every test then checks against LU.
+
+A general float64 matrix (n ≥ 64, scipy installed) is factored once, by LU, and the factors are
+kept for the next solves with it or its transpose: ``slogdet(K)`` then ``solve(K, y)`` (a
+Gaussian process's likelihood), the tangents ``solve(K, t)`` of forward mode and the reverse
+sweep's ``solve(Kᵀ, x̄)`` each cost O(n²) instead of a factorization, and ``inv(K)`` (slogdet's
+reverse rule) two triangular solves.  The factors are used only
+for a matrix equal, element for element, to a private copy taken when it was factored (so an
+array written into since is factored afresh, never solved with stale factors), and only for
+that array, its views and its transpose.  The last two factorizations are kept, and dropped
+with their array.
 """
+import warnings
+import weakref
+
 import numpy as np
 
 from ..core.switch import REFERENCE
 
-__all__ = ["solve_value"]
+__all__ = ["solve_value", "inverse_value", "factored_slogdet"]
 
 _SMALLEST = 24          # below this LU costs about as much as looking for the triangle
 
@@ -45,4 +58,93 @@ def solve_value(a, b):
             dtype = np.result_type(a, b)
             return solve_triangular(a, b, lower=lower, check_finite=False).astype(dtype,
                                                                                 copy=False)
+    if _factorable(a) and type(b) is np.ndarray and b.ndim in (1, 2) and b.shape[0] == n \
+            and b.dtype == np.float64:
+        lu, trans = _factors(a)
+        if lu is not None:
+            from scipy.linalg import lu_solve
+            return lu_solve(lu, b, trans=trans, check_finite=False)
     return np.linalg.solve(a, b)
+
+
+# ---- LU factors kept for the next solve with the same matrix ----------------------------------
+
+_FACTORABLE = 64        # below this a factorization costs less than keeping it
+_KEPT = []              # [(weakref to the array, its copy, (lu, piv))], newest first, at most 2
+
+
+def _factorable(a):
+    if REFERENCE or type(a) is not np.ndarray or a.ndim != 2 or a.dtype != np.float64:
+        return False
+    n = a.shape[0]
+    if n < _FACTORABLE or a.shape[1] != n:
+        return False
+    if not _SCIPY:                      # (looked for once, when first needed)
+        try:
+            from scipy.linalg import lu_factor
+            _SCIPY.append(callable(lu_factor))
+        except ImportError:
+            _SCIPY.append(False)
+    return _SCIPY[0]
+
+
+_SCIPY = []
+
+
+def _root(a):
+    return a if a.base is None else a.base
+
+
+def _factors(a):
+    """((lu, piv), trans) for the square float64 matrix a: kept factors of a (trans 0) or of aᵀ
+    (trans 1), else a's new ones (kept); (None, 0) where LU does not apply (a singular or
+    non-finite a: numpy's solve then raises or propagates as it does)."""
+    root = _root(a)
+    for ref, copy, lu in _KEPT:
+        kept = ref()
+        if kept is None or _root(kept) is not root or copy.shape != a.shape:
+            continue
+        if np.array_equal(a, copy):
+            return lu, 0
+        if np.array_equal(a.T, copy):
+            return lu, 1
+    if not np.isfinite(a).all():
+        return None, 0
+    from scipy.linalg import LinAlgWarning, lu_factor
+    with warnings.catch_warnings():             # (singular: numpy's error or sign 0, below)
+        warnings.simplefilter("ignore", LinAlgWarning)
+        lu = lu_factor(a, check_finite=False)
+    if not np.all(np.diagonal(lu[0])):
+        return None, 0                  # singular: numpy's LinAlgError, or its sign 0
+    _KEPT[:] = [(weakref.ref(a, _forget), a.copy(), lu)] + [
+        e for e in _KEPT if e[0]() is not None and _root(e[0]()) is not root][:1]
+    return lu, 0
+
+
+def _forget(ref):
+    _KEPT[:] = [e for e in _KEPT if e[0] is not ref]
+
+
+def inverse_value(a):
+    """np.linalg.inv(a), from a's kept LU factors where they apply (slogdet's reverse rule takes
+    K⁻¹ of the K it factored: two triangular solves, not a new factorization)."""
+    if _factorable(a):
+        lu, trans = _factors(a)
+        if lu is not None:
+            from scipy.linalg import lu_solve
+            return lu_solve(lu, np.eye(a.shape[0]), trans=trans, check_finite=False)
+    return np.linalg.inv(a)
+
+
+def factored_slogdet(a):
+    """np.linalg.slogdet(a) from a's LU factors, kept for the solves that follow; None where
+    those do not apply (see the module docstring)."""
+    if not _factorable(a):
+        return None
+    factors, _ = _factors(a)
+    if factors is None:
+        return None
+    lu, piv = factors
+    d = np.diagonal(lu)
+    flips = np.count_nonzero(piv != np.arange(len(piv))) + np.count_nonzero(d < 0)
+    return np.float64(-1.0 if flips % 2 else 1.0), np.sum(np.log(np.abs(d)))
