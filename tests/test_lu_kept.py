@@ -121,3 +121,16 @@ def test_gp_gradient_every_mode_and_nested():
     fd = np.array([(nlml_grad(theta + 1e-5 * e, d2, y) - nlml_grad(theta - 1e-5 * e, d2, y)) / 2e-5
                    for e in np.eye(3)])
     close(h_fr, fd, 1e-5)
+
+
+def test_compiled_gp_gradient_equals_eager_and_follows_a_written_matrix():
+    x = np.random.default_rng(4).standard_normal((N, 2))
+    d2 = np.sum((x[:, None] - x[None]) ** 2, -1)
+    y = np.cos(x[:, 1])
+    g = dvlad.gradient_r(lambda t: nlml(t, d2, y))
+    c = dvlad.compile(g)
+    for k in range(4):
+        theta = np.array([0.3, -0.2, -1.0]) + 0.05 * k
+        np.testing.assert_array_equal(c(theta), g(theta))
+        close(c(theta), nlml_grad(theta, d2, y), 1e-9)
+        d2 *= 1.01                                   # a captured array written into

@@ -24,7 +24,7 @@ from .primitives import (
     swapaxes,
     transpose,
 )
-from .solving import factored_slogdet, inverse_value, solve_value
+from .solving import inverse_value, slogdet_value, solve_value
 from ..core.number import strip
 from ..core.tags import NotDifferentiableError
 from ..numbers.tower import ZERO
@@ -379,8 +379,7 @@ _logabsdet = _primitive("logabsdet", _logabs, _logdet_partials)
 def slogdet(a):
     """(sign, log|det a|): the sign is piecewise constant, the log differentiable."""
     base = strip(a)
-    kept = factored_slogdet(base)           # (its LU kept for solve(a, ·): arrays/solving.py)
-    signum, logabs = np.linalg.slogdet(base) if kept is None else kept
+    signum, logabs = slogdet_value(base)    # (its LU kept for solve(a, ·): arrays/solving.py)
     _FACTORED[:] = base, logabs
     try:
         return _SlogdetResult(signum, _logabsdet(a))       # (numpy's named tuple: .logabsdet)

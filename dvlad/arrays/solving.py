@@ -25,9 +25,10 @@ import weakref
 
 import numpy as np
 
+from ..core.base import TRACED
 from ..core.switch import REFERENCE
 
-__all__ = ["solve_value", "inverse_value", "factored_slogdet"]
+__all__ = ["solve_value", "inverse_value", "slogdet_value"]
 
 _SMALLEST = 24          # below this LU costs about as much as looking for the triangle
 
@@ -41,8 +42,23 @@ def _triangle(a):
     return None
 
 
+def _recorded(fn, args):
+    """fn(*args) as one operation of dvlad.compile's trace where an argument is a traced array
+    (so that a replay, too, substitutes and keeps factors), else None."""
+    for a in args:
+        t = type(a)
+        if t is not np.ndarray and isinstance(a, np.ndarray) and any(
+                k.__dict__.get("_dvlad_family") is TRACED for k in t.__mro__):
+            return t.__array_function__(a, fn, (t,), args, {})
+    return None
+
+
 def solve_value(a, b):
     """np.linalg.solve(a, b), by substitution when a is triangular (see the module docstring)."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
+        r = _recorded(solve_value, (a, b))
+        if r is not None:
+            return r
     n = a.shape[-1]
     if not REFERENCE and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 \
             and n >= _SMALLEST \
@@ -128,6 +144,10 @@ def _forget(ref):
 def inverse_value(a):
     """np.linalg.inv(a), from a's kept LU factors where they apply (slogdet's reverse rule takes
     K⁻¹ of the K it factored: two triangular solves, not a new factorization)."""
+    if type(a) is not np.ndarray:
+        r = _recorded(inverse_value, (a,))
+        if r is not None:
+            return r
     if _factorable(a):
         lu, trans = _factors(a)
         if lu is not None:
@@ -136,9 +156,18 @@ def inverse_value(a):
     return np.linalg.inv(a)
 
 
-def factored_slogdet(a):
-    """np.linalg.slogdet(a) from a's LU factors, kept for the solves that follow; None where
-    those do not apply (see the module docstring)."""
+def slogdet_value(a):
+    """np.linalg.slogdet(a) as a pair, from a's LU factors where they apply (kept for the
+    solves that follow)."""
+    if type(a) is not np.ndarray:
+        r = _recorded(slogdet_value, (a,))
+        if r is not None:
+            return r
+    kept = _factored_slogdet(a)
+    return tuple(np.linalg.slogdet(a)) if kept is None else kept
+
+
+def _factored_slogdet(a):
     if not _factorable(a):
         return None
     factors, _ = _factors(a)
@@ -148,3 +177,9 @@ def factored_slogdet(a):
     d = np.diagonal(lu)
     flips = np.count_nonzero(piv != np.arange(len(piv))) + np.count_nonzero(d < 0)
     return np.float64(-1.0 if flips % 2 else 1.0), np.sum(np.log(np.abs(d)))
+
+
+# dvlad.compile records each as one operation of numpy's linear algebra: one that may raise
+# (a singular matrix), which a replay runs even where nothing reads its result
+for _f in (solve_value, inverse_value, slogdet_value):
+    _f.__module__ = "dvlad.arrays.linalg"

@@ -281,7 +281,8 @@ _FRESH = {f.__name__ for f in (
     np.tensordot, np.where, np.concatenate, np.stack, np.copy, np.sum, np.mean, np.prod, np.std,
     np.var, np.max, np.min, np.amax, np.amin, np.clip, np.cumsum, np.cumprod, np.diff, np.sort,
     np.argsort, np.argmax, np.argmin, np.nonzero, np.empty, np.zeros_like, np.ones_like,
-    np.full_like, np.empty_like)} | {"cholesky_factor", "tri_solve", "scatter"}
+    np.full_like, np.empty_like)} | {"cholesky_factor", "tri_solve", "scatter", "solve_value",
+                                     "inverse_value", "slogdet_value"}
 
 
 def _may_view(name, fn):
