@@ -370,7 +370,7 @@ _FACTORED = [None, None]     # (the array slogdet just factored, its log|det|): 
 
 
 def _logabs(b):
-    return _FACTORED[1] if _FACTORED[0] is b else np.linalg.slogdet(b)[1]
+    return _FACTORED[1] if _FACTORED[0] is b else slogdet_value(b)[1]   # (a replay: kept LU)
 
 
 _logabsdet = _primitive("logabsdet", _logabs, _logdet_partials)
