@@ -75,8 +75,9 @@ def cholesky(a, /, *, upper=False):
 
 
 def qr(a, mode="reduced"):
-    """numpy's qr, differentiable for modes 'reduced' (Q, R), 'r' (R) and 'complete' (Q, R)
-    when m ≤ n; dQ, dR as in factorizations._qr_tangents.  R's sign convention is LAPACK's
+    """numpy's qr, differentiable for modes 'reduced' (Q, R), 'r' (R) and 'complete' (Q, R);
+    dQ, dR as in factorizations._qr_tangents, and Q's last m − n columns of 'complete' as
+    svd's extra columns (:func:`_complement`).  R's sign convention is LAPACK's
     (numpy's): locally constant, so the derivative is that of the Q and R numpy returns."""
     a = _as_array(a)
     if mode in ("f", "full"):
@@ -90,11 +91,12 @@ def qr(a, mode="reduced"):
     if _ndim(a) < 2:
         return np.linalg.qr(strip(a), mode)
     m, n = A.shape(a)[-2:]
-    if mode == "complete" and m > n:
-        raise NotDifferentiableError(
-            "numpy.linalg.qr with mode='complete' and more rows than columns: the last m − n "
-            "columns of Q are any orthonormal basis of the complement, with no derivative; use "
-            "mode='reduced'")
+    if mode == "complete" and m > n:        # Q's last m − n columns: as svd's (_complement)
+        q, r = qr_q(a), qr_r(a)
+        full = np.linalg.qr(strip(a), "complete")
+        q = A.concatenate([q, _complement(q, full.Q[..., :, n:])], -1)
+        zeros = np.zeros(A.shape(r)[:-2] + (m - n, n), dtype_of(r))
+        return QRResult(q, A.concatenate([r, zeros], -2))
     if m >= n:
         r = qr_r(a)
         return r if mode == "r" else QRResult(qr_q(a), r)
@@ -132,7 +134,9 @@ def eigvalsh(a, UPLO="L"):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """numpy's svd: (U, s, Vᵀ), or s with compute_uv=False.  ds = diag(UᵀdAV); dU and dVᵀ in
     factorizations, defined at distinct nonzero singular values.  full_matrices=True (numpy's
-    default) for square a only; hermitian=True as numpy computes it, from eigh."""
+    default) of a non-square a: the extra columns of U (or rows of Vᵀ) are numpy's basis of the
+    complement, differentiated as a basis that turns with it but not within it
+    (:func:`_complement`); hermitian=True as numpy computes it, from eigh."""
     a = _as_array(a)
     if hermitian:
         return _svd_hermitian(a, compute_uv)
@@ -141,12 +145,25 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         return singular_values(a, False)
     m, n = A.shape(a)[-2:]
+    u, vt = svd_u(a), svd_vt(a)
     if full_matrices and m != n:
-        raise NotDifferentiableError(
-            f"numpy.linalg.svd with full_matrices=True of a {m}×{n} matrix: the extra columns "
-            f"of U or V are any orthonormal basis of a complement, with no derivative; pass "
-            f"full_matrices=False")
-    return SVDResult(svd_u(a), singular_values(a, True), svd_vt(a))
+        full = np.linalg.svd(strip(a), full_matrices=True)
+        k = min(m, n)
+        if m > n:
+            u = A.concatenate([u, _complement(u, full.U[..., :, k:])], -1)
+        else:
+            vt = A.concatenate([vt, mT(_complement(mT(vt), mT(full.Vh[..., k:, :])))], -2)
+    return SVDResult(u, singular_values(a, True), vt)
+
+
+def _complement(u1, q2):
+    """An orthonormal basis of the complement of u1's columns that follows u1: numpy's q2 at
+    the point, and around it E = B·L⁻ᵀ, B = (I − u1u1ᵀ)q2 and LLᵀ = BᵀB (Gram–Schmidt of the
+    projected q2), smooth in u1 to every order.  At the point dE = −u1·du1ᵀ·q2: no rotation
+    within the complement (which no derivative can fix: any basis of it is numpy's answer)."""
+    b = q2 - LA.matmul(u1, LA.matmul(mT(u1), q2))
+    e = mT(LA.solve(cholesky_factor(LA.matmul(mT(b), b)), mT(b)))
+    return q2 + (e - strip(e))          # numpy's columns, e's derivatives
 
 
 def _svd_hermitian(a, compute_uv):
