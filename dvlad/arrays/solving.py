@@ -35,11 +35,24 @@ _SMALLEST = 24          # below this LU costs about as much as looking for the t
 
 def _triangle(a):
     """True if a (square, 2-d) is lower triangular, False if upper, None if neither."""
-    if not np.any(np.triu(a, 1)):
+    upper = _strictly_upper(a.shape[0])
+    if not np.any(a[upper]):                # (a gather by a kept mask: a third of np.triu's time)
         return True
-    if not np.any(np.tril(a, -1)):
+    if not np.any(a[upper.T]):
         return False
     return None
+
+
+_MASKS = {}             # n -> the boolean mask of the strictly upper triangle, for the last few n
+
+
+def _strictly_upper(n):
+    mask = _MASKS.get(n)
+    if mask is None:
+        if len(_MASKS) >= 4:
+            _MASKS.clear()
+        mask = _MASKS[n] = np.triu(np.ones((n, n), bool), 1)
+    return mask
 
 
 def _recorded(fn, args):
