@@ -20,18 +20,15 @@ wherever it can:
   x must not part ways).
 - assignment (``h[idx] = v``, ``h += y``): :mod:`dvlad.arrays.assignment`.
 """
-import itertools
-
 import numpy as np
 
 from . import primitives as A
 from . import views
+from .elements import pending_elements, unpack, whole
 from ..core.lift import lift_many
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
-from ..core.switch import REFERENCE
 from ..core.tags import AssignmentError, PerturbedConversionError
-from ..numbers.bundle import Bundle
-from ..numbers.tape import LinearMap, MultiLink, TapeCell
+from ..numbers.tape import MultiLink
 
 __all__ = ["pack", "repack", "unpack", "Tracked", "numpy_array_of", "numbers_in"]
 
@@ -114,108 +111,25 @@ def repack(a):
     remembers); anything else unchanged."""
     if isinstance(a, Tracked):
         if a.number is None:
-            a.number = pack(list(a.flat), a.shape)
+            a.number = _packed(a)
         return a.number
     if type(a) is np.ndarray and a.dtype == object:
         if numbers_in(a):
-            return pack(list(a.flat), a.shape)
+            return _packed(a)
         if a.size and all(type(e) in _PLAIN for e in a.flat):   # plain numbers: numpy's array
             return np.array(a.tolist())
     return a
 
 
+def _packed(a):
+    x = whole(a)            # np.asarray(x)'s elements, none read yet: x itself, at no cost
+    return pack(list(a.flat), a.shape) if x is None else x
+
+
 _PLAIN = (int, float, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 
 
-# ---- unpack and np.asarray(x) -----------------------------------------------------------------
-
-def unpack(x):
-    """The elements of the array-valued number x as 0-d numbers, in C order: each is x[i, j...]
-    (the fast path builds them layer by layer, as getitem would, without a lift per element)."""
-    shp = A.shape(x)
-    if not shp:
-        return [x]
-    if not REFERENCE:
-        elements = _elements(x, shp)
-        if elements is not None:
-            return elements
-    flat = A.reshape(x, (-1,))
-    return [A.getitem(flat, k) for k in range(int(np.prod(shp)))]
-
-
-class _Element(LinearMap):
-    """The partial of x[idx] in x, for one element (what getitem's own map does, with no
-    closure per element): J·t = t[idx], Jᵀ·s = s placed at idx."""
-
-    __slots__ = ("idx", "shape")
-
-    def forward(self, t):
-        return A.getitem(t, self.idx)
-
-    def backward(self, s):
-        return A.place(s, self.idx, self.shape)
-
-
-def _elements(x, shp):
-    """x's elements, one object per element and layer, or None where this path does not apply
-    (a Taylor tower, a layer whose call has returned, a tangent of another shape)."""
-    kind = type(x)
-    if kind is np.ndarray:
-        return list(x.reshape(-1)) if x.shape == shp else None
-    if (kind is not Bundle and kind is not TapeCell) or not x.tag.live:
-        return None
-    primals = _elements(x.primal, shp)
-    if primals is None:
-        return None
-    tag = x.tag
-    if kind is Bundle:
-        tangents = _elements(x.tangent, shp)
-        return None if tangents is None else _bundles(tag, primals, tangents)
-    tape = tag.tape
-    entry = tape[x.index]       # (links point at tape entries: see make_cell)
-    out = _cells(tag, len(tape), entry, primals, _element_maps(shp))
-    tape.extend(out)            # (a scalar cell is its own tape entry)
-    return out
-
-
-def _bundles(tag, primals, tangents):
-    out = []
-    append, new = out.append, Bundle
-    for p, t in zip(primals, tangents):
-        b = new()
-        b.tag, b.primal, b.tangent = tag, p, t
-        append(b)
-    return out
-
-
-def _cells(tag, index, entry, primals, maps):
-    new = TapeCell
-    out = [new() for _ in primals]          # (a quarter faster than one loop doing both)
-    for c, p, m, i in zip(out, primals, maps, range(index, index + len(primals))):
-        c.tag = tag
-        c.primal = p
-        c.index = i
-        c.links = (entry, m)
-    return out
-
-
-_MAPS = {}          # shape -> its elements' maps (immutable, so shared by every call)
-
-
-def _element_maps(shp):
-    maps = _MAPS.get(shp)
-    if maps is None:
-        maps = []
-        for idx in itertools.product(*map(range, shp)):
-            m = _Element()
-            m.idx, m.shape = idx, shp
-            maps.append(m)
-        if len(maps) <= 1 << 16:
-            if len(_MAPS) >= 16:
-                _MAPS.clear()
-            _MAPS[shp] = maps
-    return maps
-
+# ---- np.asarray(x) ------------------------------------------------------------------------------
 
 class Tracked(np.ndarray):
     """``np.asarray(x)``/``np.asanyarray(x)`` of an AD number x: the object array of x's
@@ -295,7 +209,8 @@ def numpy_array_of(x, dtype=None, copy=None):
                 f"they are given so: use dvlad.odeint, their differentiable drop-in.)")
         return np.asarray(strip(x), dtype=dtype)
     shp = A.shape(x)
-    buf = np.fromiter(unpack(x), dtype=object, count=int(np.prod(shp)))
+    elements = pending_elements(x, shp) or unpack(x)       # (pending: see dvlad.arrays.elements)
+    buf = np.fromiter(elements, dtype=object, count=len(elements))
     if copy:                # asked for a copy, to write into: the elements alone, writeable
         return buf.reshape(shp)
     t = buf.reshape(shp).view(Tracked)

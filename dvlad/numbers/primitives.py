@@ -57,8 +57,8 @@ def _generated_op(X):
             return c
     elif t is Tower:
         return tower1(RULE, X)
-    else:
-        return base_op(X)
+    elif not isinstance(X, ADNumber):     # (an AD number of another class: np.asarray's
+        return base_op(X)                  # pending elements, dvlad.arrays.elements)
     return fast1(RULE, PRIM, X)
 '''
 
@@ -111,7 +111,7 @@ def _generated_op(ARGS):
     elif tY is Tower:
         if (tX is float or tX is int) and Y.tag.live:
             return tower2(RULE, Y.tag, X, Y, False, True)
-    else:
+    elif not (isinstance(X, ADNumber) or isinstance(Y, ADNumber)):
         return base_op(X, Y)
     return fast2(RULE, PRIM, X, Y)
 '''

@@ -293,7 +293,7 @@ class _Adjoint(MultiLink):
 
     def __init__(self, segment, start, u, ys, tag, tol, max_iter):
         self.segment, self.start, self.u, self.tag = segment, start, u, tag
-        self.seeds = [(j, y) for j, y in enumerate(ys) if type(y) is TapeCell and y.tag is tag]
+        self.seeds = [(j, y) for j, y in enumerate(ys) if isinstance(y, TapeCell) and y.tag is tag]
         self.tol, self.max_iter = tol, max_iter
 
     def pull(self, xbar):

@@ -29,7 +29,7 @@ __all__ = ["epsilons", "EpsilonSum"]
 def _terms(v, into, factor):
     """Add v·factor to ``into``: {(tag number, ...) newest first: coefficient}; the untagged ε
     of dvlad.naive is numbered 0."""
-    if type(v) is Bundle:
+    if isinstance(v, Bundle):      # (np.asarray's pending elements too: reading one settles it)
         _terms(v.primal, into, factor)
         _terms(v.tangent, into, factor + (v.tag.n,))
     elif type(v) is Dual:
