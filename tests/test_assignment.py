@@ -220,3 +220,26 @@ def test_ldexp_and_matrix_rank():
     ad.check_grads(f, X4, order=2)
     g = ad.gradient_r(lambda v: v[0] * np.linalg.matrix_rank(np.outer(v, v)))(X4)
     assert np.array_equal(g, [1.0, 0.0, 0.0, 0.0])      # the rank answers for the primal: 1
+
+
+@pytest.mark.parametrize("grad", [ad.gradient_r, ad.gradient_f])
+def test_in_place_into_a_plain_array_names_the_way_out(grad):
+    # h += v cannot put v's derivative into a float array: the error shows h = h + v
+    def f(b):
+        h = np.arange(3.0)
+        h += b
+        return np.sum(h)
+
+    with pytest.raises(AssignmentError, match=r"h \+= v .*h = h \+ v"):
+        grad(f)(np.array([0.5, 1.0, 2.0]))
+    A = np.arange(6.0).reshape(3, 2)
+
+    def mlp(p):             # in a forward pass over b alone, A @ W stays a plain array
+        h = A @ p["W"]
+        h *= p["b"]
+        return np.sum(h)
+
+    p = {"W": np.ones(2), "b": 0.5}
+    assert ad.gradient_r(mlp)(p)["b"] == np.sum(A @ np.ones(2))
+    with pytest.raises(AssignmentError, match=r"h \*= v"):
+        ad.gradient_f(mlp)(p)

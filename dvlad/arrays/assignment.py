@@ -165,6 +165,25 @@ IN_PLACE = {operator.add: "+=", operator.sub: "-=", operator.mul: "*=", operator
             operator.matmul: "@="}
 
 
+_UFUNC_IN_PLACE = {np.add: "+=", np.subtract: "-=", np.multiply: "*=", np.true_divide: "/=",
+                   np.power: "**=", np.floor_divide: "//=", np.remainder: "%="}
+
+
+def refuse_into_plain(ufunc, out, inputs):
+    """A named error for ``h += v`` (ufunc(h, v, out=(h,))) with h a plain float array and v an
+    AD number, where numpy would only say that dvlad takes no ``out=``."""
+    if type(out) is tuple and len(out) == 1 and type(out[0]) is np.ndarray and \
+            out[0].dtype.kind == "f" and any(i is out[0] for i in inputs):
+        how = _UFUNC_IN_PLACE.get(ufunc, f"= numpy.{ufunc.__name__}(h, v, out=h):")
+        raise AssignmentError(
+            f"h {how} v with h a plain numpy array and v a dvlad number: h cannot hold v's "
+            f"derivative, so it cannot be updated in place. Write h = h + v (a new array, here a "
+            f"dvlad number), or build h from dvlad numbers in the first place (then h += v "
+            f"updates it, as numpy's does). (In a forward pass, gradient_f or jvp, an input the "
+            f"direction leaves at 0 stays a plain array: h = X @ W; h += b meets this there "
+            f"even where gradient_r does not.)")
+
+
 # ---- numpy's functions that write into their first argument --------------------------------------
 
 def _into(a, what):

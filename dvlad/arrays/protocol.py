@@ -94,6 +94,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if op is None:
         raise _no_rule(_ufunc_name(ufunc) + ("" if method == "__call__" else f".{method}"))
     extra = {k: v for k, v in kwargs.items() if not (k == "out" and v is None)}
+    if extra.keys() == {"out"}:
+        assignment.refuse_into_plain(ufunc, extra["out"], inputs)     # (h += v, h plain)
     if extra:
         raise NotDifferentiableError(f"{_ufunc_name(ufunc)} with {sorted(extra)}: dvlad "
                                      f"differentiates the plain call only")
@@ -240,7 +242,7 @@ FUNCTIONS = {
 FUNCTIONS.update({f: (lambda f: lambda *args, **kw: f(*(strip(a) for a in args),
                                                       **{k: strip(v) for k, v in kw.items()}))(f)
                   for f in (np.argmax, np.argmin, np.argsort, np.argpartition, np.searchsorted,
-                            np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
+                            np.digitize, np.nonzero, np.flatnonzero, np.argwhere, np.count_nonzero,
                             np.any, np.all, np.iscomplexobj, np.isrealobj, np.isreal,
                             np.iscomplex, np.isposinf, np.isneginf, np.result_type, np.can_cast,
                             np.min_scalar_type, np.common_type, np.linalg.matrix_rank)})

@@ -45,8 +45,9 @@ def ufunc_method(ufunc, op, method, inputs, kwargs, name):
         h, idx, v = inputs
         if not isinstance(h, ADNumber):
             raise AssignmentError(f"{name} into a plain array would drop the derivative of what "
-                                  f"is added: make the array a dvlad number (h = h + 0 * v[0]), "
-                                  f"or use h + np.bincount-style sums")
+                                  f"is added: sum into a new array instead (1-d: h = h + "
+                                  f"np.bincount(idx, weights=v, minlength=h.size)), or apply "
+                                  f"it to an array that is a dvlad number")
         shp = A.shape(h)
         pos = np.arange(int(np.prod(shp))).reshape(shp)[idx]
         spread = A.scatter(A.broadcast_to(v, np.shape(pos)), idx, shp) \
