@@ -732,3 +732,25 @@ def test_small_higher_derivatives_are_converged_relative_to_their_size():
         close(dvlad.derivatives(g, 4)(a)[k], float(exact[k]), rel=1e-12)
     # reverse over reverse: the adjoints of the second derivative, as small
     close(R(R(g))(a), float(exact[2]), rel=1e-10)
+
+
+def test_root_of_a_system_from_an_array_start():
+    # w* solves A w + 0.1 w³ = c: dw*/dc = (A + diag(0.3 w*²))⁻¹ (implicit function theorem)
+    A = np.array([[3.0, 1.0], [1.0, 2.0]])
+    solve = lambda c: dvlad.root(lambda w: A @ w + 0.1 * w ** 3 - c, np.zeros(2))
+    c = np.array([1.0, 2.0])
+    w = solve(c)
+    np.testing.assert_allclose(A @ w + 0.1 * w ** 3, c, rtol=1e-14)
+    inverse = np.linalg.inv(A + np.diag(0.3 * w ** 2))
+    np.testing.assert_allclose(dvlad.jacobian_f(solve)(c), inverse, rtol=1e-12)
+    np.testing.assert_allclose(dvlad.jacobian_r(solve)(c), inverse, rtol=1e-12)
+    dvlad.check_grads(solve, c, order=2)
+    np.testing.assert_allclose(dvlad.root(lambda w: A @ w - 1.0, np.zeros(2)), [0.2, 0.4],
+                               rtol=1e-14)
+
+
+def test_root_of_a_system_names_a_singular_jacobian_and_a_wrong_shape():
+    with pytest.raises(dvlad.FixedPointError, match="singular Jacobian"):
+        dvlad.root(lambda w: np.array([w[0] ** 2 - 1.0, w[0] ** 2 - 1.0]), np.ones(2) * 2)
+    with pytest.raises(dvlad.ArgumentError, match="of x's shape"):
+        dvlad.root(lambda w: np.sum(w), np.ones(2))

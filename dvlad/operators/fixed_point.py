@@ -74,7 +74,8 @@ def root(g, x0, *, tol=None, max_iter=100):
 
     dx*/dθ = −(∂g/∂x)⁻¹ ∂g/∂θ, in every mode and order: the Newton map's fixed point, whose
     Jacobian vanishes at the root.  x0 is a number, or a tuple/list of numbers for a system
-    (Jacobian by forward mode, solved by Gaussian elimination).
+    (Jacobian by forward mode, solved by Gaussian elimination), or an array for a system g
+    maps to an array of the same shape (Jacobian by jacobian_f, solved by np.linalg.solve).
 
     >>> import dvlad
     >>> cbrt = lambda a: root(lambda x: x ** 3 - a, 1.0)
@@ -88,6 +89,23 @@ def root(g, x0, *, tol=None, max_iter=100):
             step = _gauss_solve(jacobian_f(lambda v: tuple(g(kind(v))))(x), list(g(kind(x))))
             return kind(a - d for a, d in zip(x, step))
         return fixed_point(newton, x0, tol=tol, max_iter=max_iter)
+
+    if np.ndim(strip(x0)):
+        shape = np.shape(strip(x0))
+        n = int(np.prod(shape))
+
+        def newton_n(x):
+            r = g(x)
+            if np.shape(strip(r)) != shape:
+                raise ArgumentError(f"root: g maps an array of shape {shape} to one of shape "
+                                    f"{np.shape(strip(r))}; a root of a system needs g(x) of "
+                                    f"x's shape")
+            try:
+                step = np.linalg.solve(np.reshape(jacobian_f(g)(x), (n, n)), np.reshape(r, n))
+            except np.linalg.LinAlgError:
+                raise _flat(None) from None
+            return x - np.reshape(step, shape)
+        return fixed_point(newton_n, x0, tol=tol, max_iter=max_iter)
 
     def newton_1(x):
         slope = derivative(g)(x)
