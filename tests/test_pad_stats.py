@@ -317,3 +317,44 @@ def test_frozen_distributions_and_discrete_ones():
     close(ad.derivative(lambda m: st.poisson.mean(m, loc=2))(3.0), 1.0)
     close(ad.gradient_r(lambda m: st.poisson.var(m))(3.0), 1.0)
     ad.check_grads(lambda p: st.beta(p[0], p[1]).entropy(), np.array([2.5, 3.5]), order=2)
+
+
+def test_bincount_with_weights_is_linear_in_them():
+    x = np.array([0.3, 1.2, -0.5, 2.0, 0.7])
+    bins = np.array([0, 2, 2, 1, 4])
+    f = lambda w: np.sum(np.bincount(bins, weights=w, minlength=6) ** 2)
+    counts = np.bincount(bins, weights=x, minlength=6)
+    np.testing.assert_allclose(ad.gradient_r(f)(x), 2 * counts[bins], rtol=1e-15)
+    np.testing.assert_allclose(ad.gradient_f(f)(x), 2 * counts[bins], rtol=1e-15)
+    np.testing.assert_allclose(ad.hessian(f)(x), 2.0 * (bins[:, None] == bins[None, :]))
+    ad.check_grads(lambda w: np.bincount(bins, weights=w * w), x, order=2)
+
+    def added_at(w):                    # np.add.at into a plain array names the bincount way
+        h = np.zeros(6)
+        with pytest.raises(ad.AssignmentError, match="np.bincount"):
+            np.add.at(h, bins, w)
+        return np.sum((h + np.bincount(bins, weights=w, minlength=h.size)) ** 2)
+    np.testing.assert_allclose(ad.gradient_r(added_at)(x), 2 * counts[bins], rtol=1e-15)
+
+
+@pytest.mark.parametrize("window, axis", [(3, None), ((2, 2), None), (2, 1)])
+def test_sliding_window_view_gathers_windows(window, axis):
+    from numpy.lib.stride_tricks import sliding_window_view as windows
+    m = np.linspace(-1.0, 2.0, 12).reshape(3, 4)
+    x = m[0] if window == 3 else m
+    f = lambda a: np.sum(np.sin(windows(a, window, axis)) * np.cos(windows(a, window, axis)))
+    ad_value = ad.gradient_r(f)(x)
+    # each element's derivative: cos(2a) times the number of windows it is in
+    count = windows(np.ones_like(x), window, axis)
+    inside = np.zeros(x.size)
+    np.add.at(inside, windows(np.arange(x.size).reshape(x.shape), window, axis).ravel(),
+              count.ravel())
+    np.testing.assert_allclose(ad_value, np.cos(2 * x) * inside.reshape(x.shape), rtol=1e-14)
+    ad.check_grads(f, x, order=2)
+
+
+def test_digitize_answers_for_the_primal():
+    x = np.array([0.3, 1.2, -0.5, 2.0, 0.7])
+    f = lambda x: np.sum(x[np.digitize(x, [0.0, 1.0])])       # x[[1, 2, 0, 2, 1]]
+    np.testing.assert_array_equal(ad.gradient_r(f)(x), [1.0, 2.0, 2.0, 0.0, 0.0])
+    np.testing.assert_array_equal(ad.gradient_f(f)(x), [1.0, 2.0, 2.0, 0.0, 0.0])

@@ -1,5 +1,5 @@
 """numpy's statistics written with dvlad's array primitives: var, std, average, ptp, nansum,
-nanmean, cumsum, sort, median, quantile, percentile.
+nanmean, cumsum, sort, median, quantile, percentile, bincount (weights), sliding_window_view.
 
 Each takes numpy's signature; a keyword that changes the value and that dvlad does not
 differentiate raises NotDifferentiableError naming it.  ``cumsum`` is a linear primitive of its
@@ -176,7 +176,36 @@ def _cumsum(a, axis=None, dtype=None, out=None):
     return cumsum_axis(a, axis % _ndim(a))
 
 
+# ---- counts with weights, sliding windows ------------------------------------------------------
+
+def _bincount(x, weights=None, minlength=0):
+    """np.bincount(x, weights=w): out[k] = Σ over i with xᵢ = k of wᵢ, linear in w (the
+    transpose of w's gather by x); x, the bins, is integer-valued and answers for its primal."""
+    x = np.asarray(strip(x))
+    if weights is None or not isinstance(weights, ADNumber):
+        return np.bincount(x, None if weights is None else strip(weights), minlength)
+    if A.shape(weights) != x.shape or x.ndim != 1:
+        return np.bincount(x, strip(weights), minlength)    # numpy's own error
+    n = max(int(x.max()) + 1 if x.size else 0, minlength)
+    return A.scatter(weights, (np.asarray(x, np.intp),), (n,))
+
+
+def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """np.lib.stride_tricks.sliding_window_view: numpy's windows of the positions of x's
+    elements, gathered from x (a read-only view in numpy; a gather, whose transpose adds each
+    window's sensitivity back, here)."""
+    if writeable:
+        raise NotDifferentiableError("sliding_window_view(writeable=True): dvlad's windows are "
+                                     "values, not views to write into; build the result anew")
+    shp = A.shape(x)
+    positions = np.arange(int(np.prod(shp))).reshape(shp)
+    idx = np.lib.stride_tricks.sliding_window_view(positions, window_shape, axis)
+    return A.getitem(A.reshape(x, (-1,)), np.ascontiguousarray(idx))
+
+
 FUNCTIONS = {
+    np.bincount: _bincount,
+    np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.var: _var, np.std: _std, np.average: _average, np.ptp: _ptp, np.nansum: _nansum,
     np.nanmean: _nanmean, np.cumsum: _cumsum, np.sort: _sort, np.quantile: _quantile,
     np.percentile: _percentile, np.median: _median,
