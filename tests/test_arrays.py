@@ -1474,3 +1474,16 @@ def test_vjp_pullback_after_the_input_changed():
 ], ids=["objarr*x", "x*objarr", "arctan2"])
 def test_object_arrays_mix_with_bare_ad_numbers(f, want):
     assert ad.derivative(f)(1.0) == pytest.approx(want, rel=1e-15)
+
+
+@pytest.mark.parametrize("f", [lambda x: x ** np.arange(1.0, 5.0), lambda x: x ** np.arange(4),
+                               lambda x: x ** np.array([[1.0], [2.0]]),
+                               lambda x: np.arange(4.0) ** x,
+                               lambda x: np.float_power(x, np.arange(4)),
+                               lambda x: np.array([[0.0], [2.0]]) ** x])
+def test_power_with_a_constant_that_broadcasts_up(f):
+    # the test for p == 0 (or a base of 0) had the constant's shape, not the result's: a crash
+    x = np.full((2, 4), 0.5) + np.arange(8.0).reshape(2, 4) / 10
+    ad.check_grads(lambda x: np.sum(f(x)), x, order=2)
+    np.testing.assert_allclose(ad.gradient_r(lambda x: np.sum(f(x)))(x),
+                               ad.gradient_f(lambda x: np.sum(f(x)))(x), rtol=1e-14)

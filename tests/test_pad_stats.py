@@ -358,3 +358,31 @@ def test_digitize_answers_for_the_primal():
     f = lambda x: np.sum(x[np.digitize(x, [0.0, 1.0])])       # x[[1, 2, 0, 2, 1]]
     np.testing.assert_array_equal(ad.gradient_r(f)(x), [1.0, 2.0, 2.0, 0.0, 0.0])
     np.testing.assert_array_equal(ad.gradient_f(f)(x), [1.0, 2.0, 2.0, 0.0, 0.0])
+
+
+def test_quantile_and_percentile_differentiate_in_q():
+    # a silent 0 before: the linear quantile's slope in q is (n − 1)·(x₍ₖ₊₁₎ − x₍ₖ₎)
+    data = np.array([1.0, 4.0, 2.0, 8.0, 5.0])          # sorted 1 2 4 5 8
+    assert ad.derivative(lambda q: np.quantile(data, q))(0.3) == 8.0      # between 2 and 4
+    assert ad.gradient_r(lambda q: np.quantile(data, q))(0.3) == 8.0
+    assert abs(ad.derivative(lambda q: np.percentile(data, q))(30.0) - 0.08) < 1e-15
+    qs = np.array([0.1, 0.6])
+    for jac in (ad.jacobian_f, ad.jacobian_r):
+        np.testing.assert_array_equal(jac(lambda q: np.quantile(data, q))(qs), np.diag([4.0, 4.0]))
+    both = lambda z: np.quantile(z[:5], z[5])
+    np.testing.assert_allclose(ad.gradient_r(both)(np.append(data, 0.3)),
+                               [0.0, 0.2, 0.8, 0.0, 0.0, 8.0], rtol=1e-14)
+    ad.check_grads(both, np.append(data, 0.3), order=2)
+    with pytest.raises(ad.NotDifferentiableError, match="nanquantile in q"):
+        ad.derivative(lambda q: np.nanquantile(data, q))(0.3)
+
+
+@pytest.mark.parametrize("axis", [(0, 2), (-1, -3), (1,)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_median_and_percentile_over_several_axes(axis, keepdims):
+    x = np.arange(24.0).reshape(2, 3, 4) ** 1.3
+    for f in (lambda x: np.median(x, axis=axis, keepdims=keepdims),
+              lambda x: np.percentile(x, [40, 70], axis=axis, keepdims=keepdims)):
+        np.testing.assert_allclose(ad.primal(f(x)), f(x), rtol=1e-15)
+        assert np.shape(ad.primal(ad.derivative(lambda t: f(x * t))(1.0))) == np.shape(f(x))
+        ad.check_grads(f, x, order=1)

@@ -256,3 +256,15 @@ def test_errors_as_numpy():
     with pytest.warns(RuntimeWarning, match="All-NaN"):
         r = ad.vjp(lambda a: np.nanmax(a * np.array([np.nan, 1.0, 1.0, 1.0]), axis=0), M)[0]
     assert np.isnan(r[0]) and not np.isnan(r[1:]).any()
+
+
+@pytest.mark.parametrize("spec", ["...ij,...jk->...ik", "...ij,...jk"])
+def test_einsum_broadcasting_in_the_ellipsis_sums_back(spec):
+    # a length-1 batch axis of x meets S's 2: reverse mode summed nothing and crashed
+    S = np.random.default_rng(0).normal(size=(2, 3, 3))
+    x = np.eye(3)[None] + 0.1
+    f = lambda x: np.sum(np.einsum(spec, x, S) ** 2)
+    expected = ad.gradient_r(lambda x: np.sum((x @ S) ** 2))(x)
+    np.testing.assert_allclose(ad.gradient_r(f)(x), expected, rtol=1e-13)
+    np.testing.assert_allclose(ad.gradient_f(f)(x), expected, rtol=1e-13)
+    ad.check_grads(f, x, order=2)

@@ -97,6 +97,10 @@ def _einsum_partials(spec, *xs):
             kept = "".join(c for c in ins[k] if c in have)
             transposed = ",".join([out] + [ins[i] for i in others]) + "->" + kept
             g = einsum(transposed, s, *(xs[i] for i in others))
+            spread = tuple(a for a, c in enumerate(kept)      # x's length-1 axes that '...'
+                           if shape(xs[k])[ins[k].index(c)] == 1 and shape(g)[a] != 1)
+            if spread:                                        # broadcast: summed back
+                g = sum(g, spread, True)
             full = tuple(shape(xs[k])[ins[k].index(c)] if c in kept else 1 for c in ins[k])
             return broadcast_to(reshape(g, full), shape(xs[k]))
         maps.append(_Apply(fwd, bwd))

@@ -287,6 +287,9 @@ def _nan_quantile(name, a, q, per, axis, out, method, keepdims, weights, interpo
     if method != "linear":
         raise NotDifferentiableError(f"numpy.{name} with method={method!r}: dvlad "
                                      f"differentiates method='linear'")
+    if isinstance(q, ADNumber):
+        raise NotDifferentiableError(f"numpy.{name} in q: dvlad differentiates it in the data; "
+                                     f"np.quantile/np.percentile (no nan) differentiate in q")
     # numpy's result dtype: a Python number q keeps float32, an array of q's promotes
     dt = np.result_type(_p(a).dtype, q if isinstance(q, (int, float)) else _p(q).dtype)
     q = np.asarray(strip(q), dtype=float) / per

@@ -88,11 +88,15 @@ def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
 def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
               keepdims=False, *, weights=None, interpolation=None):
     """numpy's 'linear' quantile: the sorted values at (n − 1)·q, interpolated linearly.  Its
-    derivative picks the elements at those ranks (at a tie, stable sorting's choice)."""
+    derivative picks the elements at those ranks (at a tie, stable sorting's choice); in q it is
+    (n − 1)·(x₍ₖ₊₁₎ − x₍ₖ₎), the slope between them (at a rank itself, the one above)."""
     _plain("quantile", out=out, weights=weights, interpolation=interpolation)
     if method != "linear":
         raise NotDifferentiableError(f"numpy.quantile with method={method!r}: dvlad "
                                      f"differentiates method='linear'")
+    if isinstance(axis, (tuple, list)):         # several axes: moved last, as one
+        return _over_axes(a, q, tuple(axis), keepdims)
+    tracked_q = q if isinstance(q, ADNumber) else None
     q = np.asarray(strip(q), dtype=float)
     nd = _ndim(a)
     if axis is None:
@@ -109,7 +113,9 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     low = _moveaxis(_take(srt, lo.reshape(-1), axis=ax), ax, 0)
     high = _moveaxis(_take(srt, hi.reshape(-1), axis=ax), ax, 0)
     fr = frac.reshape((-1,) + (1,) * (_ndim(low) - 1))
-    if np.dtype(dtype_of(strip(a))).kind == "f":        # (float32 stays float32)
+    if tracked_q is not None:                 # the weight as a number of q: (n − 1)·q − k
+        fr = A.reshape(tracked_q * float(n - 1) - lo, fr.shape)
+    elif np.dtype(dtype_of(strip(a))).kind == "f":        # (float32 stays float32)
         fr = fr.astype(dtype_of(strip(a)))
     out = low + (high - low) * fr
     out = A.reshape(out, q.shape + A.shape(out)[1:])
@@ -122,10 +128,26 @@ def _quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return out
 
 
+def _over_axes(a, q, axes, keepdims):
+    """The quantile over several axes: those moved last and joined into one."""
+    nd = _ndim(a)
+    axes = tuple(sorted(k % nd for k in axes))
+    rest = [k for k in range(nd) if k not in axes]
+    shp = A.shape(a)
+    joined = A.reshape(A.transpose(a, rest + list(axes)),
+                       tuple(shp[k] for k in rest) + (-1,))
+    out = _quantile(joined, q, -1)
+    if keepdims:
+        kept = tuple(1 if k in axes else shp[k] for k in range(nd))
+        out = A.reshape(out, np.shape(strip(q)) + kept)
+    return out
+
+
 def _percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None, interpolation=None):
-    return _quantile(a, np.asarray(strip(q), dtype=float) / 100, axis, out, overwrite_input,
-                     method, keepdims, weights=weights, interpolation=interpolation)
+    q = q / 100.0 if isinstance(q, ADNumber) else np.asarray(q, dtype=float) / 100
+    return _quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
+                     interpolation=interpolation)
 
 
 def _median(a, axis=None, out=None, overwrite_input=False, keepdims=False):

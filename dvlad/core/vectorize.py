@@ -202,6 +202,9 @@ def make_helpers(ops):
         u = _uniform(c)
         if u is not None:
             return a(*args) if u else b(*args)
+        shape = np.broadcast_shapes(c.shape, *(np.shape(_base(v)) for v in args if v is not None))
+        if shape != c.shape:        # (a test of one argument, x ** p's p == 0 with p a row)
+            c = np.broadcast_to(c, shape)
         if not REFERENCE and all(_lanes_apart(v) for v in args):
             return _patched(c, a, b, args)
         shape, not_c = c.shape, ~c
