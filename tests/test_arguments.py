@@ -155,3 +155,19 @@ def test_jacobians_and_hessians_keep_dict_structures():
     J = ad.jacobian_r(lambda x: {"s": np.sin(x), "t": np.sum(x)})(np.array([0.0, 1.0]))
     np.testing.assert_array_equal(J["s"], np.diag(np.cos([0.0, 1.0])))
     np.testing.assert_array_equal(J["t"], [1.0, 1.0])
+
+
+def test_keyword_arguments_reach_f_unchanged_and_constant():
+    f = lambda a, scale=1.0, shift=0.0: scale * np.sum(a ** 2) + shift
+    a = np.array([1.0, 2.0])
+    for op in (ad.gradient_r, ad.gradient_f, ad.jacobian_f, ad.jacobian_r):
+        np.testing.assert_array_equal(op(f)(a, scale=3.0, shift=1.0), [6.0, 12.0])
+    np.testing.assert_array_equal(ad.hessian(f)(a, scale=3.0), 6.0 * np.eye(2))
+    assert ad.derivative(lambda x, k=1: k * x ** 2)(3.0, k=5) == 30.0
+    value, grad = ad.value_and_gradient_r(f)(a, scale=2.0)
+    assert value == 10.0 and list(grad) == [4.0, 8.0]
+    g = lambda a, b, scale=1.0: scale * np.sum(a * b)
+    ga, gb = ad.gradient_r(g, argnums=(0, 1))(a, a + 1, scale=10.0)
+    assert list(ga) == [20.0, 30.0] and list(gb) == [10.0, 20.0]
+    grad, aux = ad.gradient_r(lambda a, s=1.0: (s * np.sum(a), {"s": s}), has_aux=True)(a, s=4.0)
+    assert list(grad) == [4.0, 4.0] and aux == {"s": 4.0} and type(aux["s"]) is float

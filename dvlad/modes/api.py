@@ -237,10 +237,10 @@ class _GradientR(Applied):
     __slots__ = ()
     origin = "gradient_r"
 
-    def __call__(self, x, *rest):
+    def __call__(self, x, *rest, **keywords):
         f = self.f
-        if rest:                                     # f(x, *rest): in x, the rest constant
-            return Bound(gradient_r, f)(x, *rest)
+        if rest or keywords:                         # f(x, *rest): in x, the rest constant
+            return Bound(gradient_r, f)(x, *rest, **keywords)
         leaves = flat_scalars(x)
         if leaves is not None:
             return _gradient_of_scalars(f, leaves, type(x))

@@ -1,5 +1,7 @@
 """What every derivative operator shares: the applied-operator object (picklable), and the
 checks of what users pass in (a real number, one real value, a direction shaped as its point)."""
+import functools
+
 import numpy as np
 
 from ..core.number import ARRAY_OPS, ADNumber, strip, strip_dead
@@ -33,8 +35,8 @@ class Applied:
 
 class Bound(Applied):
     """``make(f)`` taken with respect to argument ``argnums`` of ``f(*args)`` (an int, or a
-    tuple: then the result is a tuple, one per argument), the other arguments held constant
-    and passed to f unchanged.  ``has_aux``: f returns ``(value, aux)``; the result is
+    tuple: then the result is a tuple, one per argument), the other arguments, positional or
+    keyword, held constant and passed to f unchanged.  ``has_aux``: f returns ``(value, aux)``; the result is
     ``(result, aux)``, aux without this derivative's perturbation.  ``per_argument``: the
     operator takes one number (derivative), so a tuple of argnums is taken one at a time."""
 
@@ -55,7 +57,10 @@ class Bound(Applied):
     def __reduce__(self):
         return Bound, (self.make, self.f, self.argnums, self.has_aux, self.per_argument)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **keywords):
+        if keywords:                # f's keyword arguments: held constant, passed unchanged
+            return Bound(self.make, functools.partial(self.f, **keywords), self.argnums,
+                         self.has_aux, self.per_argument)(*args)
         argnums = self.argnums
         named = argnums if isinstance(argnums, tuple) else (argnums,)
         if len({n % max(len(args), 1) for n in named}) < len(named):

@@ -146,10 +146,10 @@ def jvp(f, x, v):
     return _forward(f, x, v, "jvp")
 
 
-def _derivative_at(f, x, *rest):
+def _derivative_at(f, x, *rest, **keywords):
     """derivative(f)(x): f′(x) by one forward pass (see :func:`derivative`)."""
-    if rest:                                         # f(x, *rest): in x, the rest constant
-        return Bound(derivative, f)(x, *rest)
+    if rest or keywords:                             # f(x, *rest): in x, the rest constant
+        return Bound(derivative, f)(x, *rest, **keywords)
     fast = type(x) is float and not REFERENCE
     if fast:                                         # the common case
         one, zero = 1.0, 0.0

@@ -46,10 +46,10 @@ class _GradientF(Applied):
     __slots__ = ()
     origin = "gradient_f"
 
-    def __call__(self, x, *rest):
+    def __call__(self, x, *rest, **keywords):
         f = self.f
-        if rest:                                     # f(x, *rest): in x, the rest constant
-            return Bound(gradient_f, f)(x, *rest)
+        if rest or keywords:                         # f(x, *rest): in x, the rest constant
+            return Bound(gradient_f, f)(x, *rest, **keywords)
         scalars = flat_scalars(x)
         if scalars is not None:
             return type(x)(_slope(f, scalars, j, type(x)) for j in range(len(scalars)))
@@ -188,10 +188,10 @@ class _JacobianF(Applied):
     __slots__ = ()
     origin = "jacobian_f"
 
-    def __call__(self, x, *rest, repair=True):
+    def __call__(self, x, *rest, repair=True, **keywords):
         f = self.f
-        if rest:                                     # f(x, *rest): in x, the rest constant
-            return Bound(jacobian_f, f)(x, *rest)
+        if rest or keywords:                         # f(x, *rest): in x, the rest constant
+            return Bound(jacobian_f, f)(x, *rest, **keywords)
         leaves, tree = flatten(x, "jacobian_f's input")
         columns = None                      # columns[i][j]: the slices of block (i, j)
         outs = None
@@ -250,10 +250,10 @@ class _JacobianR(Applied):
     __slots__ = ()
     origin = "jacobian_r"
 
-    def __call__(self, x, *rest, repair=True):
+    def __call__(self, x, *rest, repair=True, **keywords):
         f = self.f
-        if rest:                                     # f(x, *rest): in x, the rest constant
-            return Bound(jacobian_r, f)(x, *rest)
+        if rest or keywords:                         # f(x, *rest): in x, the rest constant
+            return Bound(jacobian_r, f)(x, *rest, **keywords)
         y, back = _vjp(f, x, "jacobian_r")
         outs, out_tree = flatten(y, "jacobian_r's result", result=True)
         leaves, in_tree = flatten(x, "jacobian_r's input")
