@@ -78,20 +78,24 @@ def test_hvp_of_scipy_rosen_matches_scipy(scale):
     np.testing.assert_allclose(ad.hessian(so.rosen)(x), so.rosen_hess(x), rtol=1e-12)
 
 
-def test_unread_elements_are_pending_and_repack_to_x_itself():
+def test_unread_elements_are_pending_and_repack_to_x_as_it_was():
     seen = {}
 
     def f(x):
         a = np.asarray(x)
         seen["kinds"] = {type(e) for e in a.tolist()}
-        seen["same"] = objects.repack(a) is x
-        return np.sum(a * a)
+        r = objects.repack(a)           # unread: x's frozen copy, one cell at x's tape entry
+        seen["whole"] = type(r) is type(x) and r.tag is x.tag and \
+            getattr(r, "index", None) == getattr(x, "index", None) and \
+            np.array_equal(r.primal, x.primal) and r.primal is not x.primal
+        seen["still"] = {type(e) for e in a.tolist()}
+        return np.sum(r * a)
 
     np.testing.assert_allclose(ad.gradient_r(f)(X), 2 * X)
     if ad.REFERENCE:            # the reference path builds every element at once
-        assert seen["kinds"] == {ad.TapeCell} and not seen["same"]
+        assert seen["kinds"] == {ad.TapeCell} and not seen["whole"]
     else:
-        assert seen["kinds"] == {PendingCell} and seen["same"]
+        assert seen["kinds"] == seen["still"] == {PendingCell} and seen["whole"]
     ad.derivative(lambda t: f(X + t * V))(0.0)
     assert seen["kinds"] == ({ad.Bundle} if ad.REFERENCE else {PendingBundle})
 
@@ -209,3 +213,74 @@ def test_two_dimensional_elements_and_a_matrix_product():
     np.testing.assert_allclose(ad.gradient_r(f)(A), [[4.0, -3.0], [-2.0, 1.0]])
     np.testing.assert_allclose(ad.hessian(f)(A).reshape(4, 4),
                                [[0, 0, 0, 1], [0, 0, -1, 0], [0, -1, 0, 0], [1, 0, 0, 0]])
+
+
+def test_elements_keep_the_values_of_when_np_asarray_was_called():
+    # a caller's input array updated in place later must not reach elements taken before
+    history = []
+
+    def f(x):
+        a = np.asarray(x)
+        history.append((a[0], a))          # an element and the whole array, both unread
+        return np.sum(x ** 2)
+
+    x = np.array([1.0, 2.0, 3.0])
+    for _ in range(3):
+        g = ad.gradient_r(f)(x)
+        x -= 0.25 * g                       # in place: x is the primal of the next call's cell
+    assert [float(ad.primal(e)) for e, _ in history] == [1.0, 0.5, 0.25]
+    np.testing.assert_array_equal(ad.primal(objects.repack(history[0][1])), [1.0, 2.0, 3.0])
+
+    X = np.array([1.0, 2.0, 3.0])
+
+    def g(x):
+        e = np.asarray(x)[0]
+        X[0] = 100.0                        # f writes into its own input array
+        return e * 1.0
+
+    value, grad = ad.value_and_gradient_r(g)(X)
+    assert value == 1.0 and list(grad) == [1.0, 0.0, 0.0]
+
+
+def test_an_element_taken_before_an_assignment_into_an_outer_array():
+    X4 = np.array([0.3, -0.7, 1.1, 0.5])
+
+    def f(x):
+        h = x * 1.0
+
+        def g(u):                           # u: a bundle whose primal is h itself
+            e = np.asarray(u)[0]            # h[0] = x0 now
+            h[0] = 10.0 * x[1]              # changes h's slots in place
+            return e
+        return ad.jvp(g, h, np.ones(4))[0]
+
+    np.testing.assert_array_equal(ad.gradient_r(f)(X4), [1.0, 0.0, 0.0, 0.0])
+    assert f(X4) == X4[0]
+
+
+def test_threads_reading_one_array_of_elements():
+    import sys
+    import threading
+    x = np.linspace(0.1, 1.0, 64)
+
+    def f(x):
+        a = np.asarray(x)
+        out = [None, None]
+
+        def part(i):
+            out[i] = sum(a[k] * a[k] for k in range(64))
+        ts = [threading.Thread(target=part, args=(i,)) for i in range(2)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        return out[0] + out[1]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(10):
+            np.testing.assert_allclose(ad.gradient_r(f)(x), 4 * x, rtol=1e-14)
+            np.testing.assert_allclose(ad.gradient_f(f)(x), 4 * x, rtol=1e-14)
+    finally:
+        sys.setswitchinterval(interval)

@@ -17,6 +17,7 @@ reach its elements, as with numpy's own object arrays).  Measured: hvp(scipy.opt
 n = 1000, ``python benchmarks/rosen_asarray.py`` (figures in benchmarks/RESULTS.md).
 """
 import itertools
+import threading
 
 import numpy as np
 
@@ -125,10 +126,27 @@ def _element_maps(shp):
 # ---- pending elements -------------------------------------------------------------------------
 
 class _Layers:
-    """What the pending elements of np.asarray(x) share: x and its top layer as it was then,
-    and, once one of them is read, the elements of the layers below."""
+    """What the pending elements of np.asarray(x) share: x as it was then (``number``, a frozen
+    copy: see _frozen), and, once one of them is read, the elements of the layers below."""
 
     __slots__ = ("number", "tag", "primal", "tangent", "entry", "shape", "primals", "tangents")
+
+
+def _frozen(x):
+    """x's layers as they are now, in objects of their own, their arrays copied: what neither an
+    assignment into x (which replaces its slots) nor a write into the caller's array it was
+    made of (x -= step, in place) can change.  Elements built at once read their values then;
+    pending ones read these.  A cell's copy keeps its index, so it stands for x on the tape."""
+    kind = type(x)
+    if kind is np.ndarray:
+        return x.copy()
+    if kind is Bundle:
+        b = Bundle()
+        b.tag, b.primal, b.tangent = x.tag, _frozen(x.primal), _frozen(x.tangent)
+        return b
+    c = TapeCell()
+    c.tag, c.primal, c.index, c.links = x.tag, _frozen(x.primal), x.index, x.links
+    return c
 
 
 _slot = object.__getattribute__     # a pending element's own slots: (its _Layers, its position)
@@ -162,14 +180,20 @@ class PendingCell(TapeCell):
     __reduce__ = PendingBundle.__reduce__
 
 
-_SETTLED = {PendingBundle: Bundle, PendingCell: TapeCell}
+_SETTLING = threading.RLock()    # (two threads reading one element: one settles it)
 
 
 def _settle(e):
     """Pending element e becomes what unpack would have made (the same object)."""
-    kind = type(e)
-    if kind is not PendingBundle and kind is not PendingCell:
+    if type(e) is not PendingBundle and type(e) is not PendingCell:
         return                  # (settled meanwhile)
+    with _SETTLING:
+        kind = type(e)
+        if kind is PendingBundle or kind is PendingCell:
+            _settle_now(e, kind)
+
+
+def _settle_now(e, kind):
     layers, k = _slot(e, "tag"), _slot(e, "primal")
     primals = layers.primals
     if primals is None:
@@ -208,7 +232,8 @@ def pending_elements(x, shp):
     if REFERENCE or not shp or not _splittable(x, shp):
         return None
     layers = _Layers()
-    layers.number, layers.tag, layers.primal, layers.shape = x, x.tag, x.primal, shp
+    x = layers.number = _frozen(x)
+    layers.tag, layers.primal, layers.shape = x.tag, x.primal, shp
     layers.primals = layers.tangents = None
     if type(x) is Bundle:
         new, layers.tangent, layers.entry = PendingBundle, x.tangent, None
@@ -222,8 +247,8 @@ def pending_elements(x, shp):
 
 
 def whole(a):
-    """x, if the object array ``a`` holds np.asarray(x)'s elements, all still pending, in
-    order and shape, and x has not been assigned into since; else None."""
+    """x as it was when np.asarray(x) was called (its frozen copy), if the object array ``a``
+    holds those elements, all still pending, in order and shape; else None."""
     if a.size == 0:
         return None
     flat = a.reshape(-1)
@@ -236,9 +261,4 @@ def whole(a):
     for k, e in enumerate(flat):
         if type(e) is not kind or _slot(e, "tag") is not layers or _slot(e, "primal") != k:
             return None
-    x = layers.number
-    if type(x) is not _SETTLED[kind] or x.tag is not layers.tag or \
-            x.primal is not layers.primal or (type(x) is Bundle and x.tangent is not
-                                              layers.tangent):
-        return None
-    return x
+    return layers.number
