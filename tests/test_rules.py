@@ -118,6 +118,23 @@ def _chi2_series(v, x):
     return u ** a * mpmath.exp(-u) * mpmath.hyp1f1(1, a + 1, u) / mpmath.gamma(a + 1)
 
 
+def _quantile(name, cdf):
+    """The inverse of ``cdf`` in its last argument: its root by mpmath.findroot (the oracle's
+    own cdf, not dvlad's), started at dvlad's float value."""
+    def f(*args):
+        *shapes, q = args
+        x0 = float(getattr(ad, name)(*(float(s) for s in shapes), float(q)))
+        return mpmath.findroot(lambda x: cdf(*shapes, x) - q, mpmath.mpf(x0))
+    return f
+
+
+def _stdtr_series(v, t):
+    """Student's t cdf by its hypergeometric series (not the incomplete beta function dvlad
+    uses)."""
+    return 0.5 + t * mpmath.gamma((v + 1) / 2) * mpmath.hyp2f1(
+        0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2))
+
+
 # Independent oracles: every differentiable row of the rule table, written in mpmath's own terms
 # (never with dvlad's partials).  Each row is also checked at each of the points its row names.
 ORACLES = {
@@ -160,8 +177,7 @@ ORACLES = {
     "gammainc": lambda a, x: mpmath.gammainc(a, 0, x, regularized=True),
     "gammaincc": lambda a, x: mpmath.gammainc(a, x, mpmath.inf, regularized=True),
     # Student's t cdf by its hypergeometric series (not the incomplete beta function dvlad uses)
-    "stdtr": lambda v, t: 0.5 + t * mpmath.gamma((v + 1) / 2) * mpmath.hyp2f1(
-        0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2)),
+    "stdtr": _stdtr_series,
     # the Poisson cdf as its sum
     "pdtr": lambda k, m: mpmath.fsum(mpmath.exp(-m) * m ** j / mpmath.factorial(j)
                                      for j in range(int(mpmath.floor(k)) + 1)),
@@ -179,6 +195,7 @@ ORACLES = {
     "i1e": lambda x: mpmath.besseli(1, x) * mpmath.exp(-abs(x)),
     "erfcx": lambda x: mpmath.exp(x * x) * mpmath.erfc(x),
     "log_expit": lambda x: -mpmath.log(1 + mpmath.exp(-x)),
+    "cosm1": lambda x: mpmath.cos(x) - 1,
     "entr": lambda x: -x * mpmath.log(x), "rel_entr": lambda x, y: x * mpmath.log(x / y),
     "kl_div": lambda x, y: x * mpmath.log(x / y) - x + y,
     "exp1": lambda x: -mpmath.ei(-x), "expi": mpmath.ei,      # E₁(x) = −Ei(−x) for x > 0
@@ -194,6 +211,17 @@ ORACLES = {
     "loggamma": mpmath.loggamma, "fresnel_s": mpmath.fresnels, "fresnel_c": mpmath.fresnelc,
     "sici_si": mpmath.si, "sici_ci": lambda x: mpmath.re(mpmath.ci(x)),
     "hyp1f1": mpmath.hyp1f1, "hyp2f1": mpmath.hyp2f1,
+    # the quantile functions: roots of the cdfs above (chdtri inverts the survival function)
+    "gammaincinv": _quantile("gammaincinv",
+                             lambda a, x: mpmath.gammainc(a, 0, x, regularized=True)),
+    "gammainccinv": _quantile("gammainccinv",
+                              lambda a, x: mpmath.gammainc(a, x, mpmath.inf, regularized=True)),
+    "chdtri": _quantile("chdtri", lambda v, x: 1 - _chi2_series(v, x)),
+    "stdtrit": _quantile("stdtrit", _stdtr_series),
+    "betaincinv": _quantile("betaincinv",
+                            lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True)),
+    "betainccinv": _quantile("betainccinv",
+                             lambda a, b, x: mpmath.betainc(a, b, x, 1, regularized=True)),
 }
 # Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
 # closed-form derivative (gammainc's a): differentiated in y only

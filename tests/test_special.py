@@ -770,12 +770,26 @@ def test_scipy_stats_ppf_and_isf():
 
 def test_scipy_stats_functions_without_a_rule_name_it():
     """scipy.stats computes some densities with private scipy ufuncs (beta.pdf: _beta_pdf,
-    binom.pmf: _binom_pmf) and inverses with scipy.special's (t.ppf: stdtrit, chi2.ppf:
-    gammaincinv): the error names the ufunc and its module."""
+    binom.pmf: _binom_pmf) and inverses with scipy.special's (f.ppf: fdtri, ncx2.ppf:
+    chndtrix): the error names the ufunc and its module.  (t, chi2, gamma and beta's ppf and
+    isf have rows: tests/test_inverse_cdfs.py.)"""
     for f, name in ((lambda x: st.beta.pdf(x, 2.5, 1.5), "scipy.special._ufuncs._beta_pdf"),
                     (lambda p: st.binom.pmf(2, 5, p), "scipy.special._ufuncs._binom_pmf"),
-                    (lambda x: st.t.ppf(x, 3.0), "scipy.special.stdtrit"),
-                    (lambda x: st.chi2.ppf(x, 3.0), "scipy.special.gammaincinv")):
+                    (lambda x: st.f.ppf(x, 3.0, 4.0), "scipy.special.fdtri"),
+                    (lambda x: st.ncx2.ppf(x, 3.0, 1.0), "scipy.special.chndtrix")):
         for op in (ad.gradient_r, ad.gradient_f):
             with pytest.raises(ad.NotDifferentiableError, match=f"{name} has no dvlad rule"):
                 op(lambda t: np.sum(f(t)))(np.array([0.3, 0.6]))
+
+
+def test_cosm1_and_the_von_mises_log_density_in_loc():
+    # scipy.stats.vonmises.logpdf is κ·cosm1(x − loc) − log(2π i0e(κ)): a row for cosm1
+    assert ad.cosm1(1e-3) == sc.cosm1(1e-3)
+    for x in (0.3, -1.4, 1e-4):
+        assert abs(ad.derivative(sc.cosm1)(x) + math.sin(x)) < 1e-16
+        assert abs(ad.derivative(ad.derivative(sc.cosm1))(x) + math.cos(x)) < 1e-16
+    xs = np.array([0.1, 0.5, 2.0])
+    f = lambda m: np.sum(st.vonmises.logpdf(xs, 2.0, loc=m))
+    assert abs(ad.gradient_r(f)(0.1) - 2.0 * np.sum(np.sin(xs - 0.1))) < 1e-14
+    assert abs(ad.derivative(ad.derivative(f))(0.1) + 2.0 * np.sum(np.cos(xs - 0.1))) < 1e-14
+    ad.check_grads(lambda x: sc.cosm1(x * x), xs, order=2)

@@ -87,6 +87,15 @@ def _quiet_numpy_edges():
         yield
 
 
+def _quantile(name, cdf):
+    """The inverse of ``cdf`` in its last argument by mpmath.findroot, from dvlad's float value."""
+    def f(*args):
+        *shapes, q = args
+        x0 = float(getattr(ad, name)(*(float(s) for s in shapes), float(q)))
+        return mpmath.findroot(lambda x: cdf(*shapes, x) - q, mpmath.mpf(x0))
+    return f
+
+
 # mpmath's functions under dvlad's names, so one builder gives the dvlad and the oracle function.
 MP = SimpleNamespace(
     neg=lambda x: -x, square=lambda x: x * x, reciprocal=lambda x: 1 / x, abs=mpmath.fabs,
@@ -139,7 +148,7 @@ MP = SimpleNamespace(
     i0e=lambda x: mpmath.besseli(0, x) * mpmath.exp(-abs(x)),
     i1e=lambda x: mpmath.besseli(1, x) * mpmath.exp(-abs(x)),
     erfcx=lambda x: mpmath.exp(x * x) * mpmath.erfc(x),
-    log_expit=lambda x: -mpmath.log(1 + mpmath.exp(-x)),
+    log_expit=lambda x: -mpmath.log(1 + mpmath.exp(-x)), cosm1=lambda x: mpmath.cos(x) - 1,
     entr=lambda x: -x * mpmath.log(x), rel_entr=lambda x, y: x * mpmath.log(x / y),
     kl_div=lambda x, y: x * mpmath.log(x / y) - x + y,
     exp1=lambda x: -mpmath.ei(-x), expi=mpmath.ei,
@@ -153,6 +162,18 @@ MP = SimpleNamespace(
     loggamma=mpmath.loggamma, fresnel_s=mpmath.fresnels, fresnel_c=mpmath.fresnelc,
     sici_si=mpmath.si, sici_ci=lambda x: mpmath.re(mpmath.ci(x)),
     hyp1f1=mpmath.hyp1f1, hyp2f1=mpmath.hyp2f1,
+    gammaincinv=_quantile("gammaincinv", lambda a, x: mpmath.gammainc(a, 0, x, regularized=True)),
+    # (1 − the lower tail: 4× faster in mpmath than the upper one, and exact enough at these q)
+    gammainccinv=_quantile("gammainccinv",
+                           lambda a, x: 1 - mpmath.gammainc(a, 0, x, regularized=True)),
+    chdtri=_quantile("chdtri",
+                     lambda v, x: 1 - mpmath.gammainc(v / 2, 0, x / 2, regularized=True)),
+    stdtrit=_quantile("stdtrit", lambda v, t: 0.5 + t * mpmath.gamma((v + 1) / 2) * mpmath.hyp2f1(
+        0.5, (v + 1) / 2, 1.5, -t * t / v) / (mpmath.sqrt(mpmath.pi * v) * mpmath.gamma(v / 2))),
+    betaincinv=_quantile("betaincinv",
+                         lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True)),
+    betainccinv=_quantile("betainccinv",
+                          lambda a, b, x: 1 - mpmath.betainc(a, b, 0, x, regularized=True)),
 )
 
 
@@ -169,8 +190,8 @@ UNARY_POINTS = {"neg": "0.7", "abs": "-0.7", "sqrt": "2.0", "exp": "0.3", "expm1
                 "log_ndtr": "-1.8", "ndtri": "0.3", "i0": "0.8", "i1": "0.8", "cbrt": "2.5",
                 "sinc": "0.1", "gamma": "-1.5", "rgamma": "-2.0", "j0": "0.8", "j1": "-2.2",
                 "y0": "0.8", "y1": "2.2", "i0e": "0.8", "i1e": "-2.2", "erfcx": "0.6",
-                "log_expit": "0.7", "entr": "0.6", "exp1": "0.7", "expi": "-1.6", "spence": "1",
-                "dawsn": "0.6", "loggamma": "2.7", "fresnel_s": "0.7", "fresnel_c": "-1.6",
+                "log_expit": "0.7", "cosm1": "0.6", "entr": "0.6", "exp1": "0.7", "expi": "-1.6",
+                "spence": "1", "dawsn": "0.6", "loggamma": "2.7", "fresnel_s": "0.7", "fresnel_c": "-1.6",
                 "sici_si": "0.3", "sici_ci": "0.8"}
 BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", "-1.3"),
                  "div": ("0.7", "-1.3"), "pow": ("1.7", "-1.3"), "mod": ("5.3", "2.1"),
@@ -185,7 +206,9 @@ BINARY_POINTS = {"add": ("0.7", "-1.3"), "sub": ("0.7", "-1.3"), "mul": ("0.7", 
                  "pdtr": ("2", "1.3"), "poch": ("-1.5", "0.8"), "pdtrc": ("3", "2.2"),
                  "chdtr": ("3", "1.3"), "chdtrc": ("1.2", "0.4"), "rel_entr": ("0.7", "1.9"),
                  "kl_div": ("1.6", "0.4"), "zeta": ("2", "1.3"), "boxcox": ("2.5", "0"),
-                 "boxcox1p": ("1.5", "0"), "owens_t": ("0.6", "0.8"), "expn": ("2", "1.3")}
+                 "boxcox1p": ("1.5", "0"), "owens_t": ("0.6", "0.8"), "expn": ("2", "1.3"),
+                 "gammaincinv": ("2.5", "0.6"), "gammainccinv": ("0.6", "0.8"),
+                 "chdtri": ("3", "0.3"), "stdtrit": ("2.5", "0.85")}
 # t ↦ op(t, t): points where that is smooth (maximum/minimum: a tie, partials ½ + ½)
 SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1.7",
                "mod": "2.1", "atan2": "0.7", "hypot": "0.7", "maximum": "0.7",
@@ -195,14 +218,16 @@ SAME_POINTS = {"add": "0.7", "sub": "0.7", "mul": "0.7", "div": "0.7", "pow": "1
                "ive": None, "gammainc": None, "gammaincc": None, "stdtr": None, "pdtr": None,
                "poch": "1.7", "pdtrc": None, "chdtr": None, "chdtrc": None, "rel_entr": "0.7",
                "kl_div": "1.6", "zeta": None, "boxcox": "0.7", "boxcox1p": "0.6",
-               "owens_t": "0.7", "expn": None}
+               "owens_t": "0.7", "expn": None, "gammaincinv": None, "gammainccinv": None,
+               "chdtri": None, "stdtrit": None}
 # rows whose first argument is an integer order (polygamma's n) or a shape argument
 # (gammainc's a): a series in the other only
 ORDER_ROWS = {r.name for r in TABLE if r.fixed}
 # rows of three or four arguments (betainc(a, b, x), hyp2f1(a, b, c, x): the shapes fixed): a
 # series in the last
 TERNARY_POINTS = {"betainc": ("2.5", "1.5", "0.3"), "betaincc": ("0.7", "2.2", "0.6"),
-                  "hyp1f1": ("0.7", "1.6", "0.9"), "hyp2f1": ("0.7", "1.6", "2.3", "0.4")}
+                  "hyp1f1": ("0.7", "1.6", "0.9"), "hyp2f1": ("0.7", "1.6", "2.3", "0.4"),
+                  "betaincinv": ("2.5", "1.5", "0.3"), "betainccinv": ("0.7", "2.2", "0.6")}
 
 
 Case = namedtuple("Case", "id point build")

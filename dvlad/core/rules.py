@@ -137,6 +137,19 @@ def _pow_mp(x, y):
     return r
 
 
+def _in_float64(function):
+    """A scipy ufunc whose float32 loop is less accurate than its float64 one computed in
+    float64 and rounded back: scipy's stdtrit(3, 0.3) in float32 is −0.5843899, two ulps from
+    −0.5843897 (the float64 value rounded)."""
+    def f(*args):
+        kind = np.result_type(*args)
+        if kind.kind != "f" or kind.itemsize >= 8:
+            return function(*args)
+        return function(*(np.asarray(a, dtype=np.float64) for a in args)).astype(kind)
+    f.__name__ = function.__name__
+    return f
+
+
 def _sign_math(x):
     return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0 * x)
 
@@ -637,6 +650,9 @@ TABLE = [
                                "erfcx_slope_fraction(x)",),
          lib=SP("erfcx", M.mp_erfcx), special=("erfcx",),
          points=(("0.6",), ("-1.4",), ("5.5",))),
+    # scipy's cos x − 1, accurate near 0 (von Mises' log-density): −sin x
+    Rule("cosm1", "cosm1(x)", ("-sin(x)",), lib=SP("cosm1", M.mp_cosm1), special=("cosm1",),
+         points=(("0.6",), ("-1.4",), ("0.001",))),
     # log σ(x) = −log1p(e^−x): (log σ)′ = σ(−x) = 1 − σ(x), σ computed stably (expit's row)
     Rule("log_expit", "log_expit(x)", ("expit(-x)",),
          lib=SP("log_expit", M.mp_log_expit, M.math_log_expit), special=("log_expit",),
@@ -737,6 +753,37 @@ TABLE = [
                                   "else exp(-0.5 * (y * y)) / sqrt(2.0 * pi(y))"),
          lib=SP("stdtr", D.mp_stdtr), special=("stdtr",), shapes=(0,),
          points=(("3", "0.7"), ("2.5", "-1.4"))),
+    # their inverses in the probability q (the quantile functions): ∂q = ±1/density at the
+    # result r (the sign: − where they invert a survival function), written in r, so that the
+    # second derivative is the partial's own (through r); a shape argument is not differentiated.
+    # At q = 0 or 1 r is the support's end, where the slope is 1/0 = inf or 1/inf = 0: xlogy and
+    # xlog1py give it, but for r = inf (exp(inf − inf)), where it is ±INF
+    Rule("gammaincinv", "gammaincinv(x, y)", ("no_derivative('gammaincinv', 'a', 'shape')",
+                                              "exp(r - xlogy(like(y, x) - 1.0, r) + gammaln("
+                                              "like(y, x))) if r != INF else INF"),
+         lib=SP("gammaincinv", D.mp_gammaincinv, numpy_wrapper=X.weak_scalars),
+         special=("gammaincinv",), shapes=(0,),
+         points=(("2.5", "0.6"), ("0.6", "0.8"), ("1", "0.45"))),
+    Rule("gammainccinv", "gammainccinv(x, y)", ("no_derivative('gammainccinv', 'a', 'shape')",
+                                                "-exp(r - xlogy(like(y, x) - 1.0, r) + gammaln("
+                                                "like(y, x))) if r != INF else -INF"),
+         lib=SP("gammainccinv", D.mp_gammainccinv, numpy_wrapper=X.weak_scalars),
+         special=("gammainccinv",), shapes=(0,),
+         points=(("2.5", "0.6"), ("0.6", "0.8"), ("1", "0.45"))),
+    # scipy's chdtri(v, p) inverts the survival function chdtrc: x = 2·gammainccinv(v/2, p)
+    Rule("chdtri", "chdtri(x, y)", ("no_derivative('chdtri', 'v', 'shape')",
+                                    "-2.0 * exp(0.5 * r - xlogy(0.5 * like(y, x) - 1.0, 0.5 * r) "
+                                    "+ gammaln(0.5 * like(y, x))) if r != INF else -INF"),
+         lib=SP("chdtri", D.mp_chdtri), special=("chdtri",), shapes=(0,),
+         points=(("3", "0.3"), ("1.2", "0.8"), ("2", "0.45"))),
+    # stdtrit(df, p) inverts stdtr: √ν B(ν/2, 1/2)(1 + r²/ν)^((ν+1)/2), the normal's for ν = inf
+    Rule("stdtrit", "stdtrit(x, y)", ("no_derivative('stdtrit', 'df', 'shape')",
+                                      "sqrt(like(y, x)) * exp(betaln(0.5 * like(y, x), 0.5) + "
+                                      "(0.5 * like(y, x) + 0.5) * log1p(r * r / like(y, x))) "
+                                      "if x != INF else sqrt(2.0 * pi(y)) * exp(0.5 * (r * r))"),
+         lib=SP("stdtrit", D.mp_stdtrit, numpy_wrapper=_in_float64), special=("stdtrit",),
+         shapes=(0,),
+         points=(("3", "0.3"), ("2.5", "0.85"))),
     # the Poisson cdf Q(⌊k⌋ + 1, m): ∂m = −m^⌊k⌋ e^(−m)/⌊k⌋!; k is a count (an order)
     Rule("pdtr", "pdtr(x, y)", ("no_derivative('pdtr', 'k')",
                                 "-exp(xlogy(floor(like(y, x)), y) - y - gammaln(floor(like(y, x)) + 1.0))"),
@@ -789,6 +836,22 @@ TABLE = [
                                            "-exp(xlogy(like(z, x) - 1.0, z) + xlog1py(like(z, y) - 1.0, -z) "
                                            "- betaln(like(z, x), like(z, y)))"),
          lib=SP("betaincc", D.mp_betaincc), special=("betaincc",), shapes=(0, 1),
+         points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
+    # their inverses in y: ∂y = ±B(a, b)/(r^(a−1)(1 − r)^(b−1)), as exp(log B(a, b) − (a − 1)·log r
+    # − (b − 1)·log(1 − r)): inf or 0 at the ends r = 0, 1 (y = 0, 1), from xlogy and xlog1py
+    Rule("betaincinv", "betaincinv(x, y, z)", ("no_derivative('betaincinv', 'a', 'shape')",
+                                               "no_derivative('betaincinv', 'b', 'shape')",
+                                               "exp(betaln(like(z, x), like(z, y)) - xlogy("
+                                               "like(z, x) - 1.0, r) - xlog1py(like(z, y) - 1.0, "
+                                               "-r))"),
+         lib=SP("betaincinv", D.mp_betaincinv), special=("betaincinv",), shapes=(0, 1),
+         points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
+    Rule("betainccinv", "betainccinv(x, y, z)", ("no_derivative('betainccinv', 'a', 'shape')",
+                                                 "no_derivative('betainccinv', 'b', 'shape')",
+                                                 "-exp(betaln(like(z, x), like(z, y)) - xlogy("
+                                                 "like(z, x) - 1.0, r) - xlog1py(like(z, y) - 1.0, "
+                                                 "-r))"),
+         lib=SP("betainccinv", D.mp_betainccinv), special=("betainccinv",), shapes=(0, 1),
          points=(("2.5", "1.5", "0.3"), ("0.7", "2.2", "0.6"), ("1", "1", "0.4"))),
     # Kummer's ₁F₁(a; b; x): ∂x = (a/b)·₁F₁(a + 1; b + 1; x); a and b are shape arguments, not
     # differentiated (the derivatives in them are no hypergeometric function of this kind)

@@ -58,6 +58,11 @@ def mp_kl_div(x, y):
     return mpmath.nan if x != x or y != y else mpmath.inf
 
 
+def mp_cosm1(x):
+    """cos x − 1 without the cancellation near 0: −2 sin²(x/2)."""
+    return -2 * mpmath.sin(x / 2) ** 2
+
+
 def mp_log_expit(x):
     if x < 0:
         return x - mpmath.log1p(mpmath.exp(x))

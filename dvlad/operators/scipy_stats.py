@@ -8,14 +8,16 @@ log(scale)``, the distribution's own formula (most are written with ufuncs dvlad
 ``norm t gamma beta chi2 expon lognorm logistic ...``; t's ``poch(ν/2, 1/2)`` differentiates in
 ν); where x is outside the support it is −inf, and nan where the parameters are invalid (decided
 on the primals, as scipy does).  ``pdf``, ``cdf``, ``logcdf``, ``sf``, ``logsf`` (0 or 1 below
-and above the support, their logarithms), ``ppf``, ``isf`` (``norm.ppf`` through ``ndtri``; the
-support's ends at q = 0 and 1) and the discrete ``logpmf``, ``pmf``, ``cdf``, ``logcdf``, ``sf``,
+and above the support, their logarithms), ``ppf``, ``isf`` (``norm.ppf`` through ``ndtri``,
+``t`` ``stdtrit``, ``gamma`` ``gammaincinv``/``gammainccinv``, ``chi2`` ``gammaincinv``/``chdtri``,
+``beta`` ``betaincinv``/``betainccinv``, differentiable in q, loc and scale; the support's ends at
+q = 0 and 1) and the discrete ``logpmf``, ``pmf``, ``cdf``, ``logcdf``, ``sf``,
 ``logsf`` likewise (``t.cdf`` through ``stdtr``, ``gamma.cdf``/``sf`` ``gammainc``/``gammaincc``,
 ``beta.cdf``/``sf`` ``betainc``/``betaincc``, ``chi2.cdf``/``sf`` ``chdtr``/``chdtrc``,
 ``poisson.cdf``/``sf`` ``pdtr``/``pdtrc``, differentiable in x and loc, scale, μ; a shape
 argument without a closed-form derivative, gamma's a, t's and chi2's df in their cdfs, raises
 naming it).  A formula that needs a scipy function without a dvlad rule (``beta.pdf`` needs
-``scipy.special._ufuncs._beta_pdf``, ``t.ppf`` ``stdtrit``) raises
+``scipy.special._ufuncs._beta_pdf``, ``f.ppf`` ``fdtri``) raises
 :class:`~dvlad.NotDifferentiableError` naming it.
 
 ``multivariate_normal.logpdf``/``pdf`` use ``−½(d log 2π + log det Σ + (x − μ)ᵀ Σ⁻¹ (x − μ))``
@@ -79,6 +81,18 @@ def _continuous(method, inner, by_scale, outside):
     return ours
 
 
+def _beta_ppf(q, a, b):
+    """beta's _ppf is scipy's private ufunc ``_ufuncs._beta_ppf(q, a, b)``, Boost's ibeta_inv,
+    which scipy.special's betaincinv(a, b, q) computes too (the same values): through it, which
+    has a row."""
+    import scipy.special as sc
+    return sc.betaincinv(a, b, q)
+
+
+# (class name, method): the version a distribution's own method is computed by here
+_INNER = {("beta_gen", "_ppf"): _beta_ppf}
+
+
 def _inverse(method, inner):
     """ppf and isf: ``dist._ppf(q, *shapes)·scale + loc`` for 0 < q < 1, the support's ends at
     q = 0 and 1 (lower, upper for ppf; upper, lower for isf), nan elsewhere, as scipy's."""
@@ -90,8 +104,9 @@ def _inverse(method, inner):
         qq = np.asarray(strip(q))
         lo, hi = self._get_support(*plain)
         at0, at1 = (lo, hi) if method == "ppf" else (hi, lo)
+        own = _INNER.get((type(self).__name__, inner), getattr(self, inner))
         with np.errstate(all="ignore"):                  # (lanes outside 0 < q < 1 are not taken)
-            val = getattr(self, inner)(q, *shapes) * scale + loc
+            val = own(q, *shapes) * scale + loc
         inside = ok & (qq > 0) & (qq < 1)
         shape = np.broadcast_shapes(np.shape(strip(val)), np.shape(inside))
         if inside.all():
