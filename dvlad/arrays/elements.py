@@ -12,8 +12,9 @@ all elements at once), a cell is entered in its tape, and its class becomes :cla
 :class:`TapeCell`.  It is the same object before and after, so identity, ``type(e) is Bundle``
 after the first read, and every use agree with an element built at once.
 
-The layers are taken as they are when np.asarray is called (a later assignment into x does not
-reach its elements, as with numpy's own object arrays).  Measured: hvp(scipy.optimize.rosen) at
+The layers are frozen when np.asarray is called (:func:`_frozen`, their arrays copied): neither a
+later assignment into x nor a write into the caller's array it was made of reaches elements
+taken before, as with elements built at once.  Measured: hvp(scipy.optimize.rosen) at
 n = 1000, ``python benchmarks/rosen_asarray.py`` (figures in benchmarks/RESULTS.md).
 """
 import itertools
