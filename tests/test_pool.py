@@ -92,6 +92,47 @@ def test_an_array_changed_by_its_holder_is_let_go():
     assert np.allclose(dvlad.gradient_r(rosen)(x), rosen_grad(x), rtol=1e-13, atol=1e-10)
 
 
+def test_private_copies_come_from_the_pool_and_hold_the_value_f_used():
+    """Reverse mode copies a writeable captured constant into a pooled array, reused from call
+    to call; a write into the constant after its use, between calls, or before a kept pullback
+    runs reaches no derivative."""
+    rng = np.random.default_rng(5)
+    X0, w = rng.standard_normal((N // 10, 10)), rng.standard_normal(10)    # 320 KB
+    X = X0.copy()
+
+    def f(u):
+        r = np.sum((X @ u) ** 2)
+        X[:] = 0.0                          # after its use, before the sweep
+        return r
+    want = 2.0 * X0.T @ (X0 @ w)
+    for k in range(3):                      # the second and third copies reuse the first's memory
+        X[:] = X0
+        np.testing.assert_allclose(dvlad.gradient_r(f)(w), want, rtol=1e-12)
+    X[:] = X0
+    y, back = dvlad.vjp(lambda u: np.sum((X @ u) ** 2), w)
+    X[:] = 3.0 * X0                         # before the pullback runs, with other calls between
+    for k in range(3):
+        np.testing.assert_allclose(dvlad.gradient_r(lambda u: np.sum((X @ u) ** 2))(w),
+                                   9.0 * want, rtol=1e-12)
+    np.testing.assert_allclose(back(1.0), want, rtol=1e-12)
+
+
+def test_a_pooled_copy_handed_out_again_is_no_longer_private():
+    X = np.random.default_rng(6).standard_normal((N // 10, 10))
+    c = pool.private_copy(X)
+    assert c is not X and np.array_equal(c, X)
+    assert (type(pool.handle(c)) is tuple) is pool.configure()["on"]        # a pooled array
+    from dvlad.core.switch import REFERENCE             # (which always copies)
+    assert (pool.private_copy(c) is c) is not REFERENCE                     # no second copy
+    assert (pool.private_copy(c[1:]).base is c) is not REFERENCE
+    address = c.ctypes.data
+    del c
+    d = pool.empty(X.shape, X.dtype)        # the copy's memory again, for another use
+    if pool.configure()["on"]:
+        assert d.ctypes.data == address
+    assert pool.private_copy(d) is not d    # anyone may write d now: copied
+
+
 def test_results_keep_numpy_s_types_and_layouts():
     z = dvlad.mul(np.array(2.0), 3.0)     # 0-d: numpy gives a scalar
     assert type(z) is np.float64 and z == 6.0
