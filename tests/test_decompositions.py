@@ -523,6 +523,10 @@ def test_solve_with_a_triangle_substitutes_and_differentiates_as_solve():
         np.testing.assert_allclose(g, -2.0 * np.outer(np.linalg.solve(T.T, x), x), rtol=1e-12)
     dvlad.check_grads(lambda t: np.linalg.solve(t, Y), L, order=2, modes=("fwd", "rev"))
     dvlad.check_grads(lambda b: np.linalg.solve(L.T, b), y, order=2, modes=("fwd", "rev"))
+    almost = L.copy()
+    almost[0, 5] = 1.0          # zero corners, one entry above the diagonal: not triangular
+    for m in (almost, almost.T):
+        np.testing.assert_allclose(dvlad.arrays.solve(m, y), np.linalg.solve(m, y), rtol=1e-12)
     singular = L.copy()
     singular[4, 4] = 0.0
     with pytest.raises(np.linalg.LinAlgError):

@@ -110,7 +110,7 @@ def _tri_value(a, b, lower):
         except ImportError:
             pass
         else:
-            return scipy_solve(a, b, lower=lower)
+            return scipy_solve(a, b, lower=lower, check_finite=False)    # (nan: as numpy)
     return np.linalg.solve(np.tril(a) if lower else np.triu(a), b)
 
 

@@ -35,10 +35,11 @@ _SMALLEST = 24          # below this LU costs about as much as looking for the t
 
 def _triangle(a):
     """True if a (square, 2-d) is lower triangular, False if upper, None if neither."""
-    upper = _strictly_upper(a.shape[0])
-    if not np.any(a[upper]):                # (a gather by a kept mask: a third of np.triu's time)
+    n = a.shape[0]
+    upper = _strictly_upper(n)              # (a gather by a kept mask: a third of np.triu's time;
+    if a[0, n - 1] == 0 and not np.any(a[upper]):           # a corner rules out a triangle)
         return True
-    if not np.any(a[upper.T]):
+    if a[n - 1, 0] == 0 and not np.any(a[upper.T]):
         return False
     return None
 
