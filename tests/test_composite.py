@@ -83,7 +83,7 @@ def test_float32_stays_float32():
 
 @pytest.mark.parametrize("call, named", [
     (lambda a: np.std(a, dtype=np.float64), "dtype"),
-    (lambda a: np.var(a, where=a > 0), "where"),
+    (lambda a: np.nanvar(a, where=a > 0), "where"),     # (np.var takes where=: masked)
     (lambda a: np.cumsum(a, out=np.empty(12)), "out"),
     (lambda a: np.pad(a, 1, mode="empty"), "empty"),
     (lambda a: np.nansum(a, initial=1.0), "initial"),

@@ -134,9 +134,12 @@ def _plain(**bad):
 
 
 def _reduction(fn):
-    def handler(a, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        _plain(out=out, **kw)
-        return _as_dtype(fn(a, axis, bool(keepdims)), dtype)
+    def handler(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
+                where=np._NoValue):
+        _plain(out=out)
+        if initial is np._NoValue and (where is np._NoValue or where is True):
+            return _as_dtype(fn(a, axis, bool(keepdims)), dtype)
+        return _as_dtype(statistics.masked(fn, a, axis, bool(keepdims), initial, where), dtype)
     return handler
 
 

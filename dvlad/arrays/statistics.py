@@ -16,17 +16,61 @@ from ..core.base import dtype_of
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
 
-__all__ = ["FUNCTIONS"]
+__all__ = ["FUNCTIONS", "masked"]
 
 
 # ---- statistics ---------------------------------------------------------------------------------
 
+def masked(fn, a, axis=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
+    """fn (A.sum, A.prod, A.amax, A.amin, A.mean) with numpy's ``where=`` and ``initial=``: a
+    lane where ``where`` is False counts as fn's identity (0, 1, −∞, ∞; mean leaves it out of
+    the count), and ``initial`` joins as one more lane (sum: r + initial, max: maximum(r,
+    initial)), so the derivative in a masked-out lane is 0.  numpy checks the arguments first,
+    on the primal (a max with where= and no initial= raises numpy's error).
+
+    >>> import numpy as np, dvlad
+    >>> dvlad.gradient_r(lambda x: np.sum(x ** 2, where=[True, False, True]))(np.ones(3))
+    array([2., 0., 2.])
+    """
+    numpy_fn, fill = _MASKED[fn]
+    given = {} if initial is np._NoValue else {"initial": strip(initial)}
+    if where is not np._NoValue:
+        given["where"] = np.asarray(strip(where), bool)
+    numpy_fn(np.asarray(strip(a)), axis=axis, keepdims=keepdims, **given)     # numpy's errors
+    m = given.get("where")
+    if m is not None:
+        m = np.broadcast_to(m, A.shape(a))
+        a = A.where(m, a, fill)
+    if fn is A.mean:
+        count = np.sum(np.ones(A.shape(a), bool) if m is None else m, axis=axis,
+                       keepdims=keepdims)
+        return A.sum(a, axis, keepdims) / count
+    r = fn(a, axis, keepdims)
+    if initial is np._NoValue:
+        return r
+    if fn is A.sum or fn is A.prod:
+        return r + initial if fn is A.sum else r * initial
+    return np.maximum(r, initial) if fn is A.amax else np.minimum(r, initial)
+
+
+_MASKED = {A.sum: (np.sum, 0.0), A.prod: (np.prod, 1.0), A.amax: (np.max, -np.inf),
+           A.amin: (np.min, np.inf), A.mean: (np.mean, 0.0)}
+
+
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np._NoValue,
          mean=np._NoValue, correction=np._NoValue):
-    _plain("var", dtype=dtype, out=out, where=where, mean=mean)
+    """np.var: Σ(a − ā)²/(n − ddof) over the axis; with where=, over the lanes it selects."""
+    _plain("var", dtype=dtype, out=out, mean=mean)
     if correction is not np._NoValue:
         ddof = correction
     shp = A.shape(a)
+    if where is not np._NoValue:
+        m = np.asarray(strip(where), bool)
+        np.var(np.asarray(strip(a)), axis=axis, ddof=ddof, where=m)     # numpy's errors
+        m = np.broadcast_to(m, shp)
+        d = A.where(m, a - masked(A.mean, a, axis, True, where=m), 0.0)
+        return A.sum(d * d, axis, bool(keepdims)) / (np.sum(m, axis=axis, keepdims=bool(
+            keepdims)) - ddof)
     n = int(np.prod(shp)) if axis is None else int(np.prod([shp[i] for i in np.atleast_1d(axis)]))
     d = a - A.mean(a, axis, True)
     return A.sum(d * d, axis, bool(keepdims)) / (n - ddof)
@@ -34,8 +78,8 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np._NoValue,
          mean=np._NoValue, correction=np._NoValue):
-    _plain("std", dtype=dtype, out=out, where=where, mean=mean)
-    return np.sqrt(_var(a, axis, None, None, ddof, keepdims, correction=correction))
+    _plain("std", dtype=dtype, out=out, mean=mean)
+    return np.sqrt(_var(a, axis, None, None, ddof, keepdims, where=where, correction=correction))
 
 
 def _average(a, axis=None, weights=None, returned=False, *, keepdims=False):
