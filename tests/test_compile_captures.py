@@ -274,3 +274,74 @@ def test_class_and_static_methods_memoryviews_nan_signs_and_signed_zeros_in_sets
         agree(c, f, 1.5)
     nan_sign = ad.compile(lambda x: math.copysign(1.0, x))
     assert nan_sign(float("nan")) == 1.0 and nan_sign(-float("nan")) == -1.0
+
+
+def test_f_that_asks_what_its_arguments_are_is_answered_as_eagerly():
+    """isinstance(x, float), np.isscalar, hasattr(x, "shape"): a traced number answers them
+    otherwise than a float does, so a trace of numbers is checked against F once."""
+    for f in (lambda x, c: x * c if isinstance(x, float) else x * 3.0,
+              lambda x, c: x * c if np.isscalar(x) else x * 3.0,
+              lambda x, c: x * c if hasattr(x, "shape") else x * 3.0,
+              lambda x, c: ad.derivative(
+                  lambda t: t * t * c if isinstance(c, float) else t * c)(x)):
+        c = ad.compile(f)
+        for x in (1.5, -0.5, 1.5, 2.0):
+            agree(c, f, x, 2.0)
+        assert "isinstance" in c.explain()
+
+
+def test_a_module_f_imports_itself_is_checked(tmp_path, monkeypatch):
+    (tmp_path / "dvlad_test_cfg.py").write_text("SCALE = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def f(x):
+        import dvlad_test_cfg
+        return dvlad_test_cfg.SCALE * x * x
+    c = ad.compile(ad.derivative(f))
+    try:
+        assert c(1.0) == 4.0 and c(1.0) == 4.0 and c(2.0) == 8.0
+        import dvlad_test_cfg
+        dvlad_test_cfg.SCALE = 5.0
+        assert c(1.0) == 10.0 == ad.derivative(f)(1.0)
+    finally:
+        import sys
+        sys.modules.pop("dvlad_test_cfg", None)
+
+
+def test_a_builtin_shadowed_or_replaced_after_the_trace():
+    ns = {"__builtins__": dict(__builtins__ if isinstance(__builtins__, dict)
+                               else vars(__builtins__))}
+    exec("def f(x):\n    return sum([x, x, x]) + abs(x)\n", ns)
+    c = ad.compile(ad.derivative(ns["f"]))
+    assert c(1.0) == 4.0 and c(2.0) == 4.0
+    ns["sum"] = lambda xs: xs[0] * 10.0                 # a global now takes the builtin's name
+    assert c(1.0) == 11.0 == ad.derivative(ns["f"])(1.0)
+    ns["__builtins__"]["abs"] = lambda v: v * 100.0      # the builtin itself replaced
+    assert c(1.0) == 110.0 == ad.derivative(ns["f"])(1.0)
+
+
+def test_the_environment_ctypes_and_weak_references():
+    import ctypes
+    import os
+    import weakref
+    os.environ["DVLAD_TEST_SCALE"] = "2.0"
+    try:
+        def f(x):
+            return x * float(os.environ["DVLAD_TEST_SCALE"])
+        c = ad.compile(f)
+        assert c(1.0) == 2.0
+        os.environ["DVLAD_TEST_SCALE"] = "5.0"
+        assert c(1.0) == 5.0 and "environ" in c.explain()
+    finally:
+        del os.environ["DVLAD_TEST_SCALE"]
+    buf = (ctypes.c_double * 2)(1.0, 2.0)
+    c = ad.compile(lambda x: x * buf[1])
+    assert c(1.0) == 2.0
+    buf[1] = 9.0
+    assert c(1.0) == 9.0 and "c_double_Array_2" in c.explain()
+    m = Model()
+    r = weakref.ref(m)
+    c = ad.compile(lambda x: x * r().w)
+    assert c(2.0) == c(2.0) == 2.0
+    m.w = 9.0
+    assert c(2.0) == 18.0

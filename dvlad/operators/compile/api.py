@@ -14,7 +14,7 @@ from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures, places
-from .checks import _Eager, _aliases, _check, _rebuild
+from .checks import _FIRST_IMPORT, _Eager, _aliases, _check, _first, _rebuild
 from .codegen import Miss, define, generate
 from .entry import _entry_kinds, _label, _params, code_of
 from .arrays import TracedArray
@@ -276,6 +276,8 @@ class Compiled:
             changed = [e.label for e in entries if not e.holds()]
             if changed:
                 why = f"F changes {changed[0]} (a replay would not)"
+            if changed and all(c.startswith("import ") for c in changed):
+                why = _FIRST_IMPORT     # not kept, nor eager: the next call traces again
         if why is None:
             try:
                 code = generate(trace, inputs, out, entries, self.label, self.ns)
@@ -283,7 +285,10 @@ class Compiled:
                 why = str(e)
         if why is not None:
             places.settle(entries)      # (traced values F stored in its state: their numbers)
-            self._remember_eager(key, why)
+            if why is _FIRST_IMPORT:
+                self._note(why)
+            else:
+                self._remember_eager(key, why)
             try:
                 return _concrete(out)
             except Untraceable:
@@ -297,9 +302,11 @@ class Compiled:
                                           "write them again when it is checked)")
                 return result
             why, result = _check(replay, self.f, args, kwargs, leaves, result)
-            if why is not None:
-                self._remember_eager(key, why)
-                return result
+        else:
+            why, result = _first(self.f, args, kwargs, result)
+        if why is not None:
+            self._remember_eager(key, why)
+            return result
         self._store(key, replay)
         trace.ops.clear()       # (its values refer to it: free them now, not at the next collection)
         return result

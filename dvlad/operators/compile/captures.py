@@ -16,12 +16,15 @@ value (a live perturbation of an outer derivative), or more state than ``LIMIT``
 import array
 import builtins
 import collections
+import ctypes
 import dis
 import functools
 import operator
+import os
 import random
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -37,6 +40,10 @@ _ESCAPES = (collections.ChainMap, types.MappingProxyType)
 # methods Python calls without naming them: a class's are walked wherever the class is
 _IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__",
              "__getitem__", "__iter__", "__len__", "__float__", "__index__"}
+
+
+# memory that changes without Python code running where a walk could see it
+_UNSEEN = (ctypes.Array, ctypes.Structure, ctypes.Union, ctypes._SimpleCData, ctypes._Pointer)
 
 
 class Refused(Exception):
@@ -65,17 +72,19 @@ def _from_a_library(obj):
                                  or code.co_filename.startswith(_STDLIB + "/lib/"))
 
 
-def _names(code, out, stores):
+def _names(code, out, stores, imports):
     """Every name a code object and the code objects inside it look up (globals, attributes),
     and the strings it holds that could be one (``getattr(config, "scale")``); ``stores``:
-    the attributes it sets or deletes."""
+    the attributes it sets or deletes; ``imports``: the modules it imports."""
     out.update(code.co_names)
     for i in dis.get_instructions(code):
         if i.opname in ("STORE_ATTR", "DELETE_ATTR"):
             stores.add(i.argval)
+        elif i.opname == "IMPORT_NAME":
+            imports.add(i.argval)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            _names(c, out, stores)
+            _names(c, out, stores, imports)
         elif isinstance(c, str) and c.isidentifier():
             out.add(c)
     return out
@@ -148,7 +157,13 @@ class _Walk:
         if isinstance(v, _ATOMS) or id(v) in self.seen:
             return
         self.seen[id(v)] = v
-        if isinstance(v, types.BuiltinFunctionType):
+        if v is os.environ or isinstance(v, _UNSEEN):
+            self.draws = (f"{label}, a {type(v).__name__}: values that change where a trace "
+                          f"cannot check them")
+        elif isinstance(v, weakref.ReferenceType):
+            if v() is not None:                 # what it refers to, as if F held it
+                self.visit(v(), f"{label}()")
+        elif isinstance(v, types.BuiltinFunctionType):
             owner = getattr(v, "__self__", None)
             module = _module_name(owner) if isinstance(owner, types.ModuleType) else \
                 _module_name(v)
@@ -203,7 +218,9 @@ class _Walk:
         elif isinstance(v, _ESCAPES):
             self.draws = f"{label}, a {type(v).__name__} (F's state a trace cannot check)"
         elif isinstance(v, types.ModuleType):
-            if v.__name__ not in PURE_MODULES and _library(v):
+            if v.__name__ == "os" and self.names & {"environ", "getenv", "getenvb"}:
+                self.draws = f"{label}.environ (the environment can change between calls)"
+            elif v.__name__ not in PURE_MODULES and _library(v):
                 self.unsure(f"{label} is the module {v.__name__}")
             elif v.__name__ == "numpy" and "random" in self.names:
                 self.draws = f"{label}.random (numpy's random numbers cannot be replayed)"
@@ -257,7 +274,8 @@ class _Walk:
             self.place(("kwdefault", fn, k), d, f"{label}'s default {k}")
         if library:
             return
-        names = _names(code, set(), self.stores)
+        imports = set()
+        names = _names(code, set(), self.stores, imports)
         self.names |= names
         g = fn.__globals__
         b = g.get("__builtins__", builtins)
@@ -265,8 +283,15 @@ class _Walk:
         for name in sorted(names):
             if name in g:
                 self.place(("key", g, name), g[name], name)
-            elif name in b:
-                self.visit(b[name], name)
+            elif name in b:         # a builtin: until a global takes its name, or it is replaced
+                self.place(("key", g, name), _MISSING, name)
+                self.place(("key", b, name), b[name], f"builtins.{name}")
+        for name in sorted(imports):        # a module F imports itself (import cfg; cfg.scale)
+            parts = name.split(".")
+            for k in range(1, len(parts) + 1):
+                module = ".".join(parts[:k])
+                self.place(("key", sys.modules, module), sys.modules.get(module, _MISSING),
+                           f"import {module}")
 
     def attributes(self, obj, label):
         """The attributes of obj that some walked code names (a module's, a class's, an

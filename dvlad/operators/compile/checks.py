@@ -5,7 +5,8 @@ write it did not see), so a trace that holds arrays is run three times before it
 result must be F's own, and so must the replay's, at the traced arguments and at arguments
 moved a little (to 10⁻⁹ of the result's scale: a BLAS product rounds by memory alignment, and a
 value kept stale is off by far more).  A trace that fails any of them is dropped and F runs
-eagerly.
+eagerly.  A trace of numbers alone is checked once, against F at the traced arguments
+(:func:`_first`: F may test its arguments' types).
 """
 import numpy as np
 
@@ -91,6 +92,21 @@ def _nudged(x, k):
     if type(x) in _FLOATS:
         return type(x)(x * (1 + 1e-3 * (1 + k % 7 / 7)) if x else 1e-3 * (1 + k % 7 / 7))
     return x
+
+
+_FIRST_IMPORT = ("not kept: F imported a module for the first time (the next call traces "
+                 "again, with the module's values among its checks)")
+
+
+def _first(f, args, kwargs, traced):
+    """A trace of numbers, checked once against F at the traced arguments: F may ask what its
+    arguments are (``isinstance(x, float)``, ``hasattr(x, "shape")``), which a traced number
+    answers otherwise than a float.  (why not, F's result) or (None, the result)."""
+    eager = f(*args, **kwargs)
+    if not _same(traced, eager):
+        return ("the traced call's result differs from F's: F may test what its arguments "
+                "are (isinstance, hasattr), or read a value the tracer did not follow"), eager
+    return None, eager
 
 
 def _check(replay, f, args, kwargs, leaves, traced):
