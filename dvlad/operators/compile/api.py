@@ -308,7 +308,7 @@ class Compiled:
             self._remember_eager(key, why)
             return result
         self._store(key, replay)
-        trace.ops.clear()       # (its values refer to it: free them now, not at the next collection)
+        trace.ops.clear()       # (its values refer to it: free them now, not at a collection)
         return result
 
     def _give_up(self, key, why, args, kwargs):

@@ -112,7 +112,8 @@ def _first(f, args, kwargs, traced):
 def _check(replay, f, args, kwargs, leaves, traced):
     """A trace with arrays, checked before it is kept: the traced result and the replay's, at
     these arguments and at arguments moved a little, must be F's own (to 10⁻⁹ of its scale:
-    BLAS rounds by memory alignment; a value the tracer did not see would differ by far more).  (why not, F's result) or (None, the result)."""
+    BLAS rounds by memory alignment; a value the tracer did not see would differ by far more).
+    (why not, F's result) or (None, the result)."""
     eager = f(*args, **kwargs)
     if not _same(traced, eager):
         return "the traced call's result differs from F's (a value the tracer did not follow)", \
