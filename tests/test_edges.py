@@ -683,20 +683,31 @@ def test_mpmath_functions_refuse_a_perturbed_number_and_name_dvlads(op):
     assert mpmath.sin(escaped) == mpmath.sin(1.0)
 
 
-@pytest.mark.parametrize("method, kw", [("sum", dict(where=np.array([True, False]))),
-                                        ("sum", dict(dtype=np.float32)),
+@pytest.mark.parametrize("method, kw", [("sum", dict(dtype=np.float32)),
                                         ("mean", dict(dtype=np.float32)),
-                                        ("max", dict(initial=10.0)),
-                                        ("min", dict(where=np.array([True, False]), initial=0.0)),
-                                        ("prod", dict(initial=2.0)),
                                         ("reshape", dict(order="A"))])
 def test_ndarray_methods_refuse_keywords_by_name(method, kw):
-    """x.sum(where=...) etc. on a tracked array: numpy's keyword is honoured or refused with a
-    named error, as for np.sum(x, where=...), never a TypeError from inside dvlad."""
+    """x.sum(dtype=...) etc. on a tracked array: numpy's keyword is honoured or refused with a
+    named error, as for np.sum(x, dtype=...), never a TypeError from inside dvlad."""
     args = ((2,),) if method == "reshape" else ()
     f = lambda x: np.sum(getattr(x, method)(*args, **kw))
     with pytest.raises(ad.NotDifferentiableError, match=next(iter(kw))):
         ad.gradient_r(f)(np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("method, kw, want", [
+    ("sum", dict(where=np.array([True, False])), [1.0, 0.0]),
+    ("max", dict(initial=10.0), [0.0, 0.0]),                # the initial is the max
+    ("max", dict(initial=1.5), [0.0, 1.0]),
+    ("min", dict(where=np.array([True, False]), initial=0.0), [0.0, 0.0]),
+    ("prod", dict(initial=2.0), [4.0, 2.0])])
+def test_ndarray_methods_take_where_and_initial(method, kw, want):
+    """x.sum(where=...), x.max(initial=...) on a tracked array: numpy's value, and the
+    derivative of a lane left out (or below the initial) is 0."""
+    x = np.array([1.0, 2.0])
+    assert getattr(x, method)(**kw) == ad.primal(ad.value_and_gradient_r(
+        lambda u: getattr(u, method)(**kw))(x)[0])
+    np.testing.assert_array_equal(ad.gradient_r(lambda u: getattr(u, method)(**kw))(x), want)
 
 
 def test_ndarray_reduction_methods_take_axis_and_keepdims():
