@@ -202,3 +202,47 @@ def test_a_result_of_table_values_and_zeros_is_one_pick():
     at, picked = names.ns["at"], names.ns["picked"]
     got = picked([10.0 * i for i in range(10)], at)
     assert got == [30.0, 0.0, 70.0, -0.0, 10.0, 90.0, 1.5, 20.0] and str(got[3]) == "-0.0"
+
+
+def test_negative_constants_among_table_values_are_in_the_pick():
+    """A gradient of −v[i] on one branch: −1.0 elements, spelled (-1.0), join the pick (the
+    return line spelled each of 10⁵ items: 0.98 MB)."""
+    from dvlad.operators.compile.codegen import Names
+    from dvlad.operators.compile.outputs import _joined
+    names = Names({})
+    texts = ["(-1.0)", "V_[3]", "(-1.0)", "V_[7]", "V_[1]", "(-2.5e-3)", "V_[9]", "V_[2]"]
+    assert _joined(texts, names) == "*picked(V_, at)"
+    assert names.ns["picked"]([10.0 * i for i in range(10)], names.ns["at"]) == [
+        -1.0, 30.0, -1.0, 70.0, 10.0, -2.5e-3, 90.0, 20.0]
+
+    def f(v):
+        s = 0.0
+        for i in range(len(v)):
+            s = s + (v[i] * v[i] if v[i] > 0 else -v[i])
+        return s
+    rng = random.Random(7)
+    x = [rng.uniform(-1, 1) for _ in range(3000)]
+    g = ad.gradient_r(f)
+    c = ad.compile(g)
+    same(c, g, x)
+    same(c, g, [v * (1 + 1e-12) for v in x])
+    assert replayed(c, 2) and len(c.source()) < 2_000, len(c.source())
+
+
+def test_a_trace_the_roller_cannot_fold_runs_eagerly_rather_than_take_megabytes(monkeypatch):
+    """math.sin(x * i) converts each traced value to a float: a guard with its own constant in
+    every iteration, nothing to roll.  A trace of more than a byte of source per operation
+    (and more than checks.SOURCE_MOST bytes, here made small) is not kept."""
+    import math
+    from dvlad.operators.compile import checks
+    monkeypatch.setattr(checks, "SOURCE_MOST", 1_000)
+
+    def f(x):
+        s = 0.0
+        for i in range(2000):
+            s = s + math.sin(x * i)
+        return s
+    c = ad.compile(f)
+    for x in (0.1, 0.2, 0.1):
+        assert c(x) == f(x)
+    assert "MB for" in c.explain() and c.compiled.counts["traced"] == 0, c.explain()

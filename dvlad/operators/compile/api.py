@@ -14,7 +14,7 @@ from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures, places
-from .checks import _FIRST_IMPORT, _Eager, _aliases, _check, _first, _rebuild
+from .checks import _FIRST_IMPORT, _Eager, _aliases, _check, _first, _rebuild, _too_long
 from .codegen import Miss, define, generate
 from .entry import _entry_kinds, _label, _params, code_of
 from .arrays import TracedArray
@@ -281,6 +281,7 @@ class Compiled:
         if why is None:
             try:
                 code = generate(trace, inputs, out, entries, self.label, self.ns)
+                why = _too_long(code)
             except Untraceable as e:
                 why = str(e)
         if why is not None:

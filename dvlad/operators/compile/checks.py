@@ -98,6 +98,21 @@ _FIRST_IMPORT = ("not kept: F imported a module for the first time (the next cal
                  "again, with the module's values among its checks)")
 
 
+SOURCE_MOST = 1 << 19       # bytes of source a trace may take, or one per operation if more
+
+
+def _too_long(code):
+    """Why a trace is not kept for its size (None: it is kept).  Loops are rolled and long
+    results spelled as slices (notes/compile.md), so a trace takes well under a byte of source
+    per operation; what the reroller could not fold (a float() guard in every iteration: a
+    trace that fits one x) would take megabytes, and F runs eagerly instead."""
+    n = len(code.source())
+    if n <= max(SOURCE_MOST, code.ops):
+        return None
+    return (f"its source would be {n / 1e6:.1f} MB for {code.ops} operations (more than a "
+            f"byte each: what the loop roller could not fold)")
+
+
 def _first(f, args, kwargs, traced):
     """A trace of numbers, checked once against F at the traced arguments: F may ask what its
     arguments are (``isinstance(x, float)``, ``hasattr(x, "shape")``), which a traced number

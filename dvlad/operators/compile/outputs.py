@@ -56,7 +56,7 @@ def output_source(out, names, refs, alias, spell=None, made=None, inputs=()):
 
 _ELEMENT = re.compile(r"(s\d+_\d+)\[(\d+)\]\Z")     # an item of a rolled loop's list
 _TABLED = re.compile(r"V_\[(\d+)\]\Z")                # a value a table stored
-_NUMBER = re.compile(r"-?\d+\.\d*(e[-+]?\d+)?\Z")        # a float's literal
+_NUMBER = re.compile(r"\(?-?\d+\.\d*(e[-+]?\d+)?\)?\Z")  # a float's literal, (-1.0) too
 RUN = 8
 
 
@@ -74,7 +74,7 @@ def _joined(texts, names=None):
         while end > k and not _TABLED.match(texts[end - 1]):
             end -= 1
         if end - k >= RUN:
-            at = tuple(int(m.group(1)) if m else (float(t),)
+            at = tuple(int(m.group(1)) if m else (float(t.strip("()")),)
                        for t, m in zip(texts[k:end], map(_TABLED.match, texts[k:end])))
             if all(type(i) is int for i in at):
                 out.append(f"*map(V_.__getitem__, {names.bind(at, 'at')})")
