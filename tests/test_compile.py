@@ -848,3 +848,16 @@ def test_float_power_of_a_float32_number_widens_as_eagerly():
     for x in (np.float32(0.5), np.float32(2.0)):
         got, want = c(x), D(x)
         assert type(got) is type(want) is np.float64 and got == want
+
+
+def test_inspect_sees_fs_source_and_signature_through_operators_and_compile():
+    import inspect
+
+    def loss(w, scale=2.0):
+        return scale * w * w
+    for F in (ad.gradient_r(loss), ad.derivative(loss), ad.compile(ad.gradient_r(loss)),
+              ad.compile(ad.derivative(ad.derivative(loss)))):
+        assert "return scale * w * w" in inspect.getsource(F)
+        assert list(inspect.signature(F).parameters) == ["w", "scale"]
+    c = ad.compile(ad.gradient_r(loss))
+    assert c(3.0) == 12.0 and "def replay" in c.source()

@@ -26,6 +26,12 @@ class Applied:
     def __name__(self):
         return f"{self.origin}({getattr(self.f, '__name__', 'f')})"
 
+    @property
+    def __wrapped__(self):
+        """f: inspect.signature and inspect.getsource see f's (the operator takes f's
+        arguments), also through dvlad.compile and functools.wraps."""
+        return self.f
+
     def __repr__(self):
         return f"{self.origin}({self.f!r})"
 

@@ -134,7 +134,9 @@ def derivative(f, argnums=0, has_aux=False):
     # the ~1.5 µs derivative of benchmark (a))
     if argnums != 0 or has_aux:
         return Bound(derivative, f, argnums, has_aux, per_argument=True)
-    return functools.partial(_derivative_at, f)
+    d = functools.partial(_derivative_at, f)
+    d.__wrapped__ = f               # (inspect: f's signature and source)
+    return d
 
 
 def jvp(f, x, v):
