@@ -345,3 +345,12 @@ def test_the_environment_ctypes_and_weak_references():
     assert c(2.0) == c(2.0) == 2.0
     m.w = 9.0
     assert c(2.0) == 18.0
+
+
+def test_a_function_whose_code_is_replaced_is_traced_again():
+    def helper(x):
+        return 2.0 * x
+    c = ad.compile(ad.derivative(lambda x: helper(x) * x))
+    assert c(1.0) == c(1.5) / 1.5 == 4.0
+    helper.__code__ = (lambda x: 5.0 * x).__code__
+    assert c(1.0) == 10.0 == ad.derivative(lambda x: helper(x) * x)(1.0)

@@ -267,6 +267,7 @@ class _Walk:
         library = _library(fn)
         if not library:
             self.attributes(fn, label)              # fn.calls, a counter F keeps on itself
+            self.entries.append(Entry(("attr", fn, "__code__"), code, f"{label}.__code__"))
         if fn.__defaults__ and not library:
             for i, d in enumerate(fn.__defaults__):
                 self.place(("default", fn, i), d, f"{label}'s default {i}")

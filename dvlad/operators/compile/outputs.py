@@ -169,6 +169,9 @@ def check_source(entries, names, indent="    "):
             read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
             out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "
                        f"and not {ename}.holds():")
+        elif kind == "attr" and key == "__code__":     # (a function's code: by identity)
+            out.append(f"{indent}if {names.bind(where, 'fn')}.__code__ is not "
+                       f"{names.bind(e.value, 'code')}:")
         else:
             out.append(f"{indent}if not {ename}.holds():")
         out.append(f"{indent}    raise _miss(-1)")
