@@ -210,3 +210,26 @@ def test_pick_equals_the_general_select_on_mixed_lanes_ties_and_nans():
                 want = eval(src, dict(env, **general))
                 assert np.asarray(got).dtype == np.asarray(want).dtype, (row.name, text)
                 assert np.array_equal(got, want, equal_nan=True), (row.name, text, got, want)
+
+
+def test_patched_selects_on_matrices_equal_each_lanes_own_derivative():
+    """A conditional partial (tanh's: 1 − r² where |x| < 2, else from exp(−|x|)) on a matrix
+    whose lanes alternate at random between branches: the minor lanes are gathered and written
+    back by flat position.  Each lane equals the scalar derivative, in reverse and forward mode,
+    float64 and float32, C and Fortran order, and broadcast against a row (x ** p)."""
+    rng = np.random.default_rng(41)
+    for dtype in (np.float64, np.float32):
+        X = (3.0 * rng.standard_normal((37, 23))).astype(dtype)
+        for A in (X, np.asfortranarray(X), X[:, ::2]):
+            want = np.array([dvlad.derivative(dvlad.tanh)(x) for x in A.flat],
+                            dtype).reshape(A.shape)
+            g = dvlad.gradient_r(lambda u: np.sum(np.tanh(u)))(A)
+            assert g.dtype == dtype and np.array_equal(g, want)
+            y, t = dvlad.jvp(np.tanh, A, np.ones_like(A))
+            assert np.array_equal(t, want)
+    P = np.array([0.0, 2.0, 0.5, 3.0, 0.0])               # x ** p: p == 0 lanes are a branch
+    Y = np.abs(rng.standard_normal((6, 5))) + 0.1
+    g = dvlad.gradient_r(lambda u: np.sum(u ** P))(Y)
+    want = np.array([[dvlad.derivative(lambda t: t ** p)(y) for y, p in zip(row, P)]
+                     for row in Y])
+    np.testing.assert_allclose(g, want, rtol=1e-15)
