@@ -233,3 +233,23 @@ def test_patched_selects_on_matrices_equal_each_lanes_own_derivative():
     want = np.array([[dvlad.derivative(lambda t: t ** p)(y) for y, p in zip(row, P)]
                      for row in Y])
     np.testing.assert_allclose(g, want, rtol=1e-15)
+
+
+def test_blend_is_numpys_where_bit_for_bit():
+    """pick's where of two numbers by their bits: every value (nan, ±0.0, ±inf), float64 and
+    float32, conditions of any layout; anything else is numpy's where itself."""
+    from dvlad.core.vectorize import _blend
+    rng = np.random.default_rng(43)
+    c = rng.standard_normal((33, 17)) > 0
+    values = [1.0, 0.0, -0.0, 0.5, np.inf, -np.inf, np.nan, -2.5e-308]
+    for cond in (c, np.asfortranarray(c), c[:, ::3], c[0]):
+        for dtype in (np.float64, np.float32):
+            for yes in values:
+                for no in values[::-1]:
+                    y, n = dtype(yes), dtype(no)
+                    got, want = _blend(cond, y, n), np.where(cond, y, n)
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    bits = [np.ascontiguousarray(v).view(np.uint8) for v in (got, want)]
+                    assert np.array_equal(*bits), (yes, no)
+    got = _blend(c, 1, 0.0)                              # an int: numpy's where
+    assert np.array_equal(got, np.where(c, 1, 0.0)) and got.dtype == np.float64

@@ -193,6 +193,27 @@ def _uniform(c):
     return None
 
 
+_BITS = {np.dtype(np.float64): np.uint64, np.dtype(np.float32): np.uint32}
+
+
+def _blend(c, yes, no):
+    """np.where(c, yes, no) for numbers yes and no, bit for bit (nan, −0.0), by the bits of
+    each: no ^ (mask & (yes ^ no)), mask all ones where c.  numpy's where branches on every
+    lane; where the lanes alternate at random (relu's partial) this takes a fifth of its time."""
+    dtype = np.result_type(yes, no)
+    u = _BITS.get(dtype)
+    if u is None or type(yes) not in (float, np.float64, np.float32) or \
+            type(no) not in (float, np.float64, np.float32):
+        return np.where(c, yes, no)
+    y, n = np.asarray(yes, dtype).view(u), np.asarray(no, dtype).view(u)
+    m = pool.empty(c.shape, u) if c.flags.c_contiguous else np.empty(c.shape, u)
+    np.copyto(m, c, casting="unsafe")
+    np.negative(m, out=m)               # 1 -> all ones (unsigned), 0 -> 0
+    np.bitwise_and(m, y ^ n, out=m)
+    np.bitwise_xor(m, n, out=m)
+    return m.view(dtype)
+
+
 def make_helpers(ops):
     """The run-time helpers, given dvlad's array operations ``ops`` (a dict, filled when
     dvlad.arrays is imported): broadcast_to, getitem and scatter."""
@@ -285,8 +306,11 @@ def make_helpers(ops):
         dt = _lanes_dtype(args)
         with np.errstate(all="ignore"):
             yes, no = a(*args), b(*args)
-        return np.where(c, _typed(yes, dt) if type(yes) in _WEAK else yes,
-                        _typed(no, dt) if type(no) in _WEAK else no)
+        yes = _typed(yes, dt) if type(yes) in _WEAK else yes
+        no = _typed(no, dt) if type(no) in _WEAK else no
+        if type(c) is np.ndarray and c.dtype == bool and np.ndim(yes) == 0 and np.ndim(no) == 0:
+            return _blend(c, yes, no)
+        return np.where(c, yes, no)
 
     def all_(*thunks):
         acc = True
