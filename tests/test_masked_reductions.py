@@ -76,3 +76,53 @@ def test_a_lane_with_nothing_selected_gives_numpys_nan():
     assert np.isnan(want[1])
     np.testing.assert_allclose(got[0], empty[0] / empty[0].sum(), rtol=1e-15)
     assert np.all(got[1:] == 0)
+
+
+def test_initial_is_one_more_lane_in_a_tie():
+    x = np.array([3.0, 1.0, 3.0])
+    np.testing.assert_allclose(dvlad.gradient_r(lambda u: np.max(u, initial=3.0))(x),
+                               [1 / 3, 0, 1 / 3], rtol=1e-15)
+    p = np.array([3.0, 1.0, 3.0, 3.0])                  # initial a variable: a third each of
+    np.testing.assert_allclose(                         # the three that tie
+        dvlad.gradient_r(lambda u: np.max(u[:3], initial=u[3]))(p), [1 / 3, 0, 1 / 3, 1 / 3],
+        rtol=1e-15)
+    X2 = np.array([[1.0, 5.0], [2.0, 2.0]])
+    g = dvlad.gradient_r(lambda u: np.sum(np.min(u, axis=(0, 1), keepdims=True, initial=1.0)))
+    np.testing.assert_allclose(g(X2), [[0.5, 0], [0, 0]], rtol=1e-15)
+    with pytest.raises(dvlad.NotDifferentiableError, match="-inf"):
+        dvlad.gradient_r(lambda u: np.max(u, where=[True, False, True], initial=-np.inf))(
+            np.array([-np.inf, 1.0, -np.inf]))
+
+
+def test_ddof_past_the_count_and_float32_are_numpys():
+    x = np.array([1.0, 2.0, 4.0])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        for f in (lambda u: np.var(u, ddof=3), lambda u: np.var(u, ddof=4),
+                  lambda u: np.var(u, ddof=3, where=[True, True, False]),
+                  lambda u: np.std(u, ddof=2, where=[True, False, False])):
+            want = f(x)
+            got = dvlad.vjp(f, x)[0]
+            assert np.isnan(want) and np.isnan(got) or got == want, (got, want)
+    x32 = x.astype(np.float32)
+    for f in (lambda u: np.mean(u, where=[True, False, True]),
+              lambda u: np.var(u, where=[True, False, True]), lambda u: np.std(u, ddof=1),
+              lambda u: np.max(u, initial=2.5)):
+        y = dvlad.vjp(f, x32)[0]
+        assert y.dtype == f(x32).dtype == np.float32 and y == f(x32)
+        assert dvlad.gradient_r(f)(x32).dtype == np.float32
+
+
+def test_max_and_min_take_numpys_positional_order_and_initial_none():
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(
+        dvlad.gradient_r(lambda u: np.sum(np.max(u, 0, None, True)))(x), [[0, 0, 0], [1, 1, 1]])
+    np.testing.assert_array_equal(
+        dvlad.gradient_r(lambda u: np.sum(u.min(1, None, True, 1.5)))(x), [[1, 0, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(dvlad.gradient_r(lambda u: np.sum(u, initial=None))(x),
+                                  np.ones((2, 3)))
+
+
+def test_the_max_of_a_python_float_stays_float64():
+    d = dvlad.derivative(lambda s: np.max(s * s))(0.1)
+    assert d == 0.2 and np.asarray(d).dtype == np.float64
+    assert dvlad.gradient_f(lambda s: np.min(s * s, initial=1.0))(0.1) == 0.2

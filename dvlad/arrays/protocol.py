@@ -137,10 +137,13 @@ def _reduction(fn):
     def handler(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue,
                 where=np._NoValue):
         _plain(out=out)
-        if initial is np._NoValue and (where is np._NoValue or where is True):
-            return _as_dtype(fn(a, axis, bool(keepdims)), dtype)
-        return _as_dtype(statistics.masked(fn, a, axis, bool(keepdims), initial, where), dtype)
-    return handler
+        plain = (initial is np._NoValue or initial is None) and (where is np._NoValue or
+                                                                 where is True)
+        return _as_dtype(fn(a, axis, bool(keepdims)) if plain else statistics.masked(
+            fn, a, axis, bool(keepdims), initial, where), dtype)
+    return handler if fn not in (A.amax, A.amin) else lambda a, axis=None, out=None, \
+        keepdims=False, initial=np._NoValue, where=np._NoValue: handler(    # (no dtype)
+            a, axis, None, out, keepdims, initial, where)
 
 
 def _as_dtype(r, dtype):
@@ -170,9 +173,8 @@ def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def _where(condition, x=None, y=None):
-    if x is None and y is None:
-        return np.where(strip(condition))
-    return A.where(strip(condition), x, y)
+    return np.where(strip(condition)) if x is None and y is None else A.where(
+        strip(condition), x, y)
 
 
 def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,

@@ -24,33 +24,62 @@ __all__ = ["FUNCTIONS", "masked"]
 def masked(fn, a, axis=None, keepdims=False, initial=np._NoValue, where=np._NoValue):
     """fn (A.sum, A.prod, A.amax, A.amin, A.mean) with numpy's ``where=`` and ``initial=``: a
     lane where ``where`` is False counts as fn's identity (0, 1, −∞, ∞; mean leaves it out of
-    the count), and ``initial`` joins as one more lane (sum: r + initial, max: maximum(r,
-    initial)), so the derivative in a masked-out lane is 0.  numpy checks the arguments first,
-    on the primal (a max with where= and no initial= raises numpy's error).
+    the count), and ``initial`` joins as one more lane (sum: r + initial; max: one more lane,
+    so a tie with it shares the derivative evenly), so the derivative in a masked-out lane is
+    0.  numpy checks the arguments first, on the primal (a max with where= and no initial=
+    raises numpy's error).
 
     >>> import numpy as np, dvlad
     >>> dvlad.gradient_r(lambda x: np.sum(x ** 2, where=[True, False, True]))(np.ones(3))
     array([2., 0., 2.])
     """
     numpy_fn, fill = _MASKED[fn]
+    initial = np._NoValue if initial is None else initial
     given = {} if initial is np._NoValue else {"initial": strip(initial)}
     if where is not np._NoValue:
         given["where"] = np.asarray(strip(where), bool)
-    numpy_fn(np.asarray(strip(a)), axis=axis, keepdims=keepdims, **given)     # numpy's errors
+    r0 = numpy_fn(np.asarray(strip(a)), axis=axis, keepdims=keepdims, **given)  # numpy's errors
     m = given.get("where")
     if m is not None:
         m = np.broadcast_to(m, A.shape(a))
+        if fn in (A.amax, A.amin) and not m.all() and np.any(np.asarray(r0) == fill):
+            raise NotDifferentiableError(
+                f"numpy.{numpy_fn.__name__} with where=: a result of {fill} among lanes left out "
+                f"(filled with {fill}): dvlad does not split its derivative; leave the "
+                f"{fill} lanes out first")
         a = A.where(m, a, fill)
     if fn is A.mean:
         count = np.sum(np.ones(A.shape(a), bool) if m is None else m, axis=axis,
                        keepdims=keepdims)
-        return A.sum(a, axis, keepdims) / count
-    r = fn(a, axis, keepdims)
+        return A.sum(a, axis, keepdims) / count.astype(_float_dtype(a))
     if initial is np._NoValue:
-        return r
+        return fn(a, axis, keepdims)
     if fn is A.sum or fn is A.prod:
+        r = fn(a, axis, keepdims)
         return r + initial if fn is A.sum else r * initial
-    return np.maximum(r, initial) if fn is A.amax else np.minimum(r, initial)
+    return _one_more_lane(fn, a, axis, keepdims, initial)
+
+
+def _float_dtype(a):
+    """The float dtype a mean of a is in (numpy's: float32 stays, integers give float64)."""
+    return np.result_type(np.asarray(strip(a)).dtype, np.float32)
+
+
+def _one_more_lane(fn, a, axis, keepdims, initial):
+    """fn (amax, amin) over ``axis`` of a with ``initial`` as one more lane of each reduction:
+    the reduced axes moved last and made one, initial appended to it."""
+    shp = A.shape(a)
+    nd = len(shp)
+    axes = tuple(range(nd)) if axis is None else tuple(sorted(
+        {int(k) % nd for k in np.atleast_1d(axis)}))
+    kept = [k for k in range(nd) if k not in axes]
+    x = A.transpose(a, tuple(kept) + axes) if kept + list(axes) != list(range(nd)) else a
+    x = A.reshape(x, tuple(shp[k] for k in kept) + (-1,))
+    lane = tuple(shp[k] for k in kept) + (1,)
+    init = A.broadcast_to(initial, lane) if isinstance(initial, ADNumber) else np.full(
+        lane, initial, np.result_type(np.asarray(strip(a)).dtype, initial))
+    r = fn(A.concatenate([x, init], -1), -1, False)
+    return A.reshape(r, tuple(1 if k in axes else shp[k] for k in range(nd))) if keepdims else r
 
 
 _MASKED = {A.sum: (np.sum, 0.0), A.prod: (np.prod, 1.0), A.amax: (np.max, -np.inf),
@@ -69,11 +98,12 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np
         np.var(np.asarray(strip(a)), axis=axis, ddof=ddof, where=m)     # numpy's errors
         m = np.broadcast_to(m, shp)
         d = A.where(m, a - masked(A.mean, a, axis, True, where=m), 0.0)
-        return A.sum(d * d, axis, bool(keepdims)) / (np.sum(m, axis=axis, keepdims=bool(
-            keepdims)) - ddof)
+        n = np.maximum(np.sum(m, axis=axis, keepdims=bool(keepdims)) - ddof, 0)
+        return A.sum(d * d, axis, bool(keepdims)) / n.astype(_float_dtype(a))
     n = int(np.prod(shp)) if axis is None else int(np.prod([shp[i] for i in np.atleast_1d(axis)]))
     d = a - A.mean(a, axis, True)
-    return A.sum(d * d, axis, bool(keepdims)) / (n - ddof)
+    n = _float_dtype(a).type(max(n - ddof, 0))     # (numpy's: 0 at most, and inf or nan)
+    return A.sum(d * d, axis, bool(keepdims)) / n
 
 
 def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np._NoValue,
