@@ -136,3 +136,25 @@ def test_compiled_gp_gradient_equals_eager_and_follows_a_written_matrix():
         np.testing.assert_array_equal(c(theta), g(theta))
         close(c(theta), nlml_grad(theta, d2, y), 1e-9)
         d2 *= 1.01                                   # a captured array written into
+
+
+def test_an_exactly_singular_transpose_raises_as_numpys():
+    """K's pivoted LU may miss an exact zero that Kᵀ's own LU finds: near a zero pivot the
+    kept factors do not serve Kᵀ (numpy's LinAlgError, not 1e16)."""
+    k = np.tril(np.random.default_rng(1).normal(size=(70, 70)) + 3 * np.eye(70))
+    k[10, 10] = 0.0
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.inv(k.T)
+    for f in (lambda a: np.linalg.slogdet(a)[1] + np.sum(np.linalg.inv(a.T)),
+              lambda a: np.linalg.slogdet(a)[1] + np.sum(np.linalg.solve(a.T, np.ones(70)))):
+        with pytest.raises(np.linalg.LinAlgError):
+            dvlad.vjp(f, k)
+
+
+def test_a_triangle_with_a_nan_solves_as_numpys_lu():
+    a = np.random.default_rng(2).standard_normal((30, 30))
+    t = np.linalg.cholesky(a @ a.T + 30 * np.eye(30))
+    t[5, 2] = np.nan
+    y = np.ones(30)
+    for m in (t, t.T):
+        assert np.array_equal(dvlad.arrays.solve(m, y), np.linalg.solve(m, y), equal_nan=True)

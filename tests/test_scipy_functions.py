@@ -486,3 +486,21 @@ def test_scipy_linalg_without_rules_and_questions_and_multigammaln_domain():
     assert g.tolist() == [3.0, 4.0, 2.0]
     with pytest.raises(ValueError, match="not met"):
         ad.derivative(lambda a: ss.multigammaln(a, 3))(0.4)
+
+
+def test_scipy_linalg_checks_finite_values_as_scipy():
+    """check_finite=True (scipy's default): ValueError for an inf or nan, as scipy's own;
+    check_finite=False: nan goes through, as scipy's substitution takes it."""
+    sl = pytest.importorskip("scipy.linalg")
+    L = np.tril(np.ones((5, 5))) + np.eye(5)
+    L[2, 1] = np.nan
+    b = np.ones(5)
+    for f in (lambda u: sl.solve_triangular(L, u, lower=True),
+              lambda u: sl.cho_solve((L, True), u), lambda u: sl.cho_factor(L * u[0])[0]):
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            f(b)
+        with pytest.raises(ValueError, match="infs or NaNs"):
+            ad.vjp(f, b)
+    got = ad.vjp(lambda u: sl.solve_triangular(L, u, lower=True, check_finite=False), b)[0]
+    want = sl.solve_triangular(L, b, lower=True, check_finite=False)
+    assert np.array_equal(got, want, equal_nan=True)

@@ -79,6 +79,12 @@ block-triangular identity expm([[a, e], [0, a]]) = [[e^a, L(a, e)], [0, e^a]].""
 
 # ---- scipy.linalg's, as dvlad functions ---------------------------------------------------------
 
+def _finite(check, *arrays):
+    """scipy's check_finite=True: ValueError for an inf or nan (in the primals), as scipy's."""
+    if check and not all(np.isfinite(strip(x)).all() for x in arrays):
+        raise ValueError("array must not contain infs or NaNs")
+
+
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      check_finite=True):
     """scipy.linalg.solve_triangular: x with T·x = b (trans 1 or 'T': Tᵀ·x = b), T a's lower
@@ -86,6 +92,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     b a vector (n,) or matrices (..., n, k).  dx = −T⁻¹·dT·x + T⁻¹·db, dT on the triangle."""
     a, b = _as_array(a), _as_array(b)
     _square(a, "solve_triangular")
+    _finite(check_finite, a, b)
     if unit_diagonal:
         a = A.where(np.eye(A.shape(a)[-1], dtype=bool), 1.0, a)
     if trans in (1, "T", 2, "C"):
@@ -104,6 +111,7 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     which is the one read, and a's own elements in the other, as scipy leaves them."""
     a = _as_array(a)
     _square(a, "cho_factor")
+    _finite(check_finite, a)
     l = cholesky_factor(from_triangle(a, bool(lower)))
     return A.where(tri_mask(A.shape(a)[-1], bool(lower)), l if lower else mT(l), a), lower
 
@@ -112,6 +120,7 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """scipy.linalg.cho_solve: x with a·x = b, from cho_factor(a): two triangular solves,
     (LLᵀ)⁻¹b or (UᵀU)⁻¹b, reading c's factor triangle only."""
     c, lower = c_and_lower
+    _finite(check_finite, _as_array(c), _as_array(b))
     if lower:
         return solve_triangular(c, solve_triangular(c, b, lower=True), trans=1, lower=True)
     return solve_triangular(c, solve_triangular(c, b, trans=1, lower=False), lower=False)

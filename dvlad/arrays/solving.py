@@ -86,8 +86,9 @@ def solve_value(a, b):
             except ImportError:
                 return np.linalg.solve(a, b)
             dtype = np.result_type(a, b)
-            return solve_triangular(a, b, lower=lower, check_finite=False).astype(dtype,
-                                                                                copy=False)
+            x = solve_triangular(a, b, lower=lower, check_finite=False)
+            if np.isfinite(x).all():    # (else numpy's LU, whose nan and inf go elsewhere)
+                return x.astype(dtype, copy=False)
     if _factorable(a) and type(b) is np.ndarray and b.ndim in (1, 2) and b.shape[0] == n \
             and b.dtype == np.float64:
         lu, trans = _factors(a)
@@ -136,8 +137,8 @@ def _factors(a):
             continue
         if np.array_equal(a, copy):
             return lu, 0
-        if np.array_equal(a.T, copy):
-            return lu, 1
+        if np.array_equal(a.T, copy) and _clear_of_zero(lu[0]):
+            return lu, 1        # (near a zero pivot, aᵀ's own LU may find it exactly: numpy's)
     if not np.isfinite(a).all():
         return None, 0
     from scipy.linalg import LinAlgWarning, lu_factor
@@ -149,6 +150,13 @@ def _factors(a):
     _KEPT[:] = [(weakref.ref(a, _forget), a.copy(), lu)] + [
         e for e in _KEPT if e[0]() is not None and _root(e[0]()) is not root][:1]
     return lu, 0
+
+
+def _clear_of_zero(lu):
+    """Whether every pivot of an LU is well away from zero (n·ε of the largest): the factors of
+    a then serve aᵀ as numpy's own factorization of aᵀ would, singular or not."""
+    d = np.abs(np.diagonal(lu))
+    return bool(d.min() > lu.shape[0] * np.finfo(lu.dtype).eps * d.max())
 
 
 def _forget(ref):
