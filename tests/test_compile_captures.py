@@ -354,3 +354,83 @@ def test_a_function_whose_code_is_replaced_is_traced_again():
     assert c(1.0) == c(1.5) / 1.5 == 4.0
     helper.__code__ = (lambda x: 5.0 * x).__code__
     assert c(1.0) == 10.0 == ad.derivative(lambda x: helper(x) * x)(1.0)
+
+
+def test_a_review_s_finds_in_captured_state(tmp_path, monkeypatch):
+    """Traces of numbers are checked at moved arguments too (both branches of an isinstance
+    agree at 0.0); modules are places (rebound or replaced in sys.modules); weak mappings, a
+    dead weak reference, os.environb and sys.argv; a first import and a trace too long to keep
+    answer with F's own result."""
+    import os
+    import sys
+    import weakref
+    f = lambda x: x * 2.0 if isinstance(x, float) else x * 3.0      # noqa: E731
+    c = ad.compile(f)
+    assert c(0.0) == 0.0 and c(1.0) == 2.0 and c(1.0) == 2.0
+    (tmp_path / "dvlad_cfg_a.py").write_text("S = 2.0\n")
+    (tmp_path / "dvlad_cfg_b.py").write_text("S = 5.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import dvlad_cfg_a
+    import dvlad_cfg_b
+    try:
+        ns = {"cfg": dvlad_cfg_a}
+        exec("def g(x):\n    return x * cfg.S\n", ns)
+        c = ad.compile(ns["g"])
+        assert c(1.0) == 2.0 and c(1.0) == 2.0
+        ns["cfg"] = dvlad_cfg_b                            # a global module rebound
+        assert c(1.0) == 5.0
+
+        def h(x):
+            import dvlad_cfg_a as m
+            return x * m.S
+        c = ad.compile(h)
+        assert c(1.0) == 2.0 and c(1.0) == 2.0
+        monkeypatch.setitem(sys.modules, "dvlad_cfg_a", dvlad_cfg_b)   # replaced
+        assert c(1.0) == 5.0
+    finally:
+        sys.modules.pop("dvlad_cfg_a", None)
+        sys.modules.pop("dvlad_cfg_b", None)
+    m = Model()
+    cache = weakref.WeakValueDictionary({"m": m})
+    c = ad.compile(lambda x: x * cache["m"].w)
+    assert c(2.0) == 2.0
+    m.w = 6.0
+    assert c(2.0) == 12.0 and "WeakValueDictionary" in c.explain()
+    m2 = Model()
+    r = weakref.ref(m2)
+    g = lambda x: x * r().w if r() is not None else -1.0            # noqa: E731
+    c = ad.compile(g)
+    assert c(2.0) == c(2.0) == 2.0
+    del m2
+    import gc
+    gc.collect()
+    assert c(2.0) == -1.0
+    if hasattr(os, "environb"):
+        os.environb[b"DVLAD_TEST_B"] = b"2.0"
+        try:
+            c = ad.compile(lambda x: x * float(os.environb[b"DVLAD_TEST_B"]))
+            assert c(1.0) == 2.0
+            os.environb[b"DVLAD_TEST_B"] = b"3.0"
+            assert c(1.0) == 3.0
+        finally:
+            del os.environb[b"DVLAD_TEST_B"]
+    monkeypatch.setattr(sys, "argv", ["prog", "2.0"])
+    c = ad.compile(lambda x: x * float(sys.argv[1]))
+    assert c(1.0) == c(1.0) == 2.0
+    sys.argv[1] = "7.0"
+    assert c(1.0) == 7.0
+
+
+def test_a_gradient_whose_f_writes_into_what_it_read_is_right_on_the_first_call():
+    X0 = np.array([1.0, 2.0, 3.0])
+    X = X0.copy()
+
+    def f(x):
+        X[...] = X0
+        r = np.sum(np.sin(x) * X)
+        X[...] = 0.0                    # after its use: the sweep reads the value f used
+        return r
+    x = np.array([0.1, 0.2, 0.3])
+    c = ad.compile(ad.gradient_r(f))
+    for _ in range(3):
+        np.testing.assert_allclose(c(x), np.cos(x) * X0, rtol=1e-15)

@@ -338,7 +338,7 @@ def _extreme(name, npf):
         r = npf(strip(x), axis=axis, keepdims=True)
         hit = strip(x) == r
         w = (hit / np.sum(hit, axis=axis, keepdims=True)).astype(  # ties share it evenly
-            np.result_type(np.asarray(strip(x)), np.float32))   # (a Python float: float64)
+            np.result_type(np.float64 if type(strip(x)) is float else strip(x), np.float32))
         return (_Weighted(w, shape(x), axis, keepdims), None, None)
     return _primitive(name, lambda x, axis=None, keepdims=False: npf(x, axis=axis,
                                                                       keepdims=keepdims),

@@ -62,7 +62,12 @@ def masked(fn, a, axis=None, keepdims=False, initial=np._NoValue, where=np._NoVa
 
 def _float_dtype(a):
     """The float dtype a mean of a is in (numpy's: float32 stays, integers give float64)."""
-    return np.result_type(np.asarray(strip(a)).dtype, np.float32)
+    return np.result_type(_dtype(a), np.float32)
+
+
+def _dtype(a):
+    p = strip(a)
+    return p.dtype if isinstance(p, (np.ndarray, np.generic)) else np.asarray(p).dtype
 
 
 def _one_more_lane(fn, a, axis, keepdims, initial):
@@ -77,7 +82,7 @@ def _one_more_lane(fn, a, axis, keepdims, initial):
     x = A.reshape(x, tuple(shp[k] for k in kept) + (-1,))
     lane = tuple(shp[k] for k in kept) + (1,)
     init = A.broadcast_to(initial, lane) if isinstance(initial, ADNumber) else np.full(
-        lane, initial, np.result_type(np.asarray(strip(a)).dtype, initial))
+        lane, initial, np.result_type(_dtype(a), initial))
     r = fn(A.concatenate([x, init], -1), -1, False)
     return A.reshape(r, tuple(1 if k in axes else shp[k] for k in range(nd))) if keepdims else r
 

@@ -361,6 +361,12 @@ def _read_only(a):
     return isinstance(a, bytes)
 
 
+def _traced(a):
+    while type(a) is np.ndarray:
+        a = a.base
+    return isinstance(a, np.ndarray)
+
+
 def _is_private(b):
     """Whether the array b (alive: the caller holds it) is one of the copies made below."""
     r, stamp = _private.get(id(b)), _private_pooled.get(id(b))
@@ -374,8 +380,8 @@ def private_copy(a):
     one or a view of one, or if nothing can write into it (:func:`_read_only`: mark large
     constant data read-only, ``X.flags.writeable = False``, and reverse mode reads it where it
     is); the reference path always copies."""
-    if _tracing[0] and tracing() and not REFERENCE:  # dvlad.compile copies what it records
-        return a
+    if _tracing[0] and tracing() and not REFERENCE and _traced(a):
+        return a            # a traced array or a view of one: dvlad.compile records it
     b = None if REFERENCE else a
     while type(b) is np.ndarray:
         if _is_private(b):

@@ -14,7 +14,7 @@ from ...core.number import ADNumber
 from ...core.tags import DvladError
 from ...numbers.tape import gc_paused
 from . import captures, places
-from .checks import _FIRST_IMPORT, _Eager, _aliases, _check, _first, _rebuild, _too_long
+from .checks import _FIRST_IMPORT, _LONG, _Eager, _aliases, _check, _rebuild, _too_long
 from .codegen import Miss, define, generate
 from .entry import _entry_kinds, _label, _params, code_of
 from .arrays import TracedArray
@@ -290,6 +290,8 @@ class Compiled:
                 self._note(why)
             else:
                 self._remember_eager(key, why)
+            if why is _FIRST_IMPORT or why.startswith(_LONG):   # (F, unchecked, may have
+                return self.f(*args, **kwargs)                  # asked what its arguments are)
             try:
                 return _concrete(out)
             except Untraceable:
@@ -297,14 +299,12 @@ class Compiled:
         wheres = {k: op[-1] for k, op in enumerate(trace.ops) if op[0] != "op"}
         replay = Replay(define(code.source(), "replay", self.ns, self.label), code, wheres)
         result = _concrete(out)
-        if trace.array_ops():
-            if any(not np.array_equal(x, was, equal_nan=True) for x, was in before):
-                self._remember_eager(key, "F writes into its array arguments (a replay would "
-                                          "write them again when it is checked)")
-                return result
-            why, result = _check(replay, self.f, args, kwargs, leaves, result)
-        else:
-            why, result = _first(self.f, args, kwargs, result)
+        if trace.array_ops() and any(not np.array_equal(x, was, equal_nan=True)
+                                     for x, was in before):
+            self._remember_eager(key, "F writes into its array arguments (a replay would "
+                                      "write them again when it is checked)")
+            return result
+        why, result = _check(replay, self.f, args, kwargs, leaves, result)
         if why is not None:
             self._remember_eager(key, why)
             return result

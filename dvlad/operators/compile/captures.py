@@ -42,8 +42,10 @@ _IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__"
              "__getitem__", "__iter__", "__len__", "__float__", "__index__"}
 
 
-# memory that changes without Python code running where a walk could see it
-_UNSEEN = (ctypes.Array, ctypes.Structure, ctypes.Union, ctypes._SimpleCData, ctypes._Pointer)
+# memory that changes without Python code running where a walk could see it, and mappings
+# whose entries come and go with other objects' lives
+_UNSEEN = (ctypes.Array, ctypes.Structure, ctypes.Union, ctypes._SimpleCData, ctypes._Pointer,
+           weakref.WeakValueDictionary, weakref.WeakKeyDictionary, weakref.WeakSet)
 
 
 class Refused(Exception):
@@ -138,8 +140,7 @@ class _Walk:
         if isinstance(value, (ADNumber, Traced)):
             raise Refused(f"{label} holds a dvlad number (a perturbation of a derivative being "
                           f"taken around this call): F runs eagerly inside it")
-        if not isinstance(value, types.ModuleType):
-            self.entries.append(Entry(place, value, label))
+        self.entries.append(Entry(place, value, label))     # (a module: by identity)
         if value is not _MISSING:
             self.visit(value, label)
 
@@ -157,11 +158,12 @@ class _Walk:
         if isinstance(v, _ATOMS) or id(v) in self.seen:
             return
         self.seen[id(v)] = v
-        if v is os.environ or isinstance(v, _UNSEEN):
+        if v is os.environ or v is getattr(os, "environb", None) or isinstance(v, _UNSEEN):
             self.draws = (f"{label}, a {type(v).__name__}: values that change where a trace "
                           f"cannot check them")
-        elif isinstance(v, weakref.ReferenceType):
-            if v() is not None:                 # what it refers to, as if F held it
+        elif isinstance(v, weakref.ReferenceType):  # its object, as if F held it (not kept)
+            self.entries.append(Entry(("alive", v, None), v() is not None, f"{label}()"))
+            if v() is not None:
                 self.visit(v(), f"{label}()")
         elif isinstance(v, types.BuiltinFunctionType):
             owner = getattr(v, "__self__", None)
@@ -218,8 +220,11 @@ class _Walk:
         elif isinstance(v, _ESCAPES):
             self.draws = f"{label}, a {type(v).__name__} (F's state a trace cannot check)"
         elif isinstance(v, types.ModuleType):
-            if v.__name__ == "os" and self.names & {"environ", "getenv", "getenvb"}:
+            if v.__name__ in ("os", "posix", "nt") and self.names & {
+                    "environ", "environb", "getenv", "getenvb"}:
                 self.draws = f"{label}.environ (the environment can change between calls)"
+            elif v is sys and "argv" in self.names:
+                self.place(("key", vars(sys), "argv"), sys.argv, "sys.argv")
             elif v.__name__ not in PURE_MODULES and _library(v):
                 self.unsure(f"{label} is the module {v.__name__}")
             elif v.__name__ == "numpy" and "random" in self.names:

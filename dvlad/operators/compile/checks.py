@@ -5,8 +5,8 @@ write it did not see), so a trace that holds arrays is run three times before it
 result must be F's own, and so must the replay's, at the traced arguments and at arguments
 moved a little (to 10⁻⁹ of the result's scale: a BLAS product rounds by memory alignment, and a
 value kept stale is off by far more).  A trace that fails any of them is dropped and F runs
-eagerly.  A trace of numbers alone is checked once, against F at the traced arguments
-(:func:`_first`: F may test its arguments' types).
+eagerly.  A trace of numbers alone is checked so too (F may test what its arguments are:
+``isinstance(x, float)`` is False for a traced number).
 """
 import numpy as np
 
@@ -109,19 +109,11 @@ def _too_long(code):
     n = len(code.source())
     if n <= max(SOURCE_MOST, code.ops):
         return None
-    return (f"its source would be {n / 1e6:.1f} MB for {code.ops} operations (more than a "
-            f"byte each: what the loop roller could not fold)")
+    return (f"{_LONG} {n / 1e6:.1f} MB for {code.ops} operations (more than a byte each: "
+            f"what the loop roller could not fold)")
 
 
-def _first(f, args, kwargs, traced):
-    """A trace of numbers, checked once against F at the traced arguments: F may ask what its
-    arguments are (``isinstance(x, float)``, ``hasattr(x, "shape")``), which a traced number
-    answers otherwise than a float.  (why not, F's result) or (None, the result)."""
-    eager = f(*args, **kwargs)
-    if not _same(traced, eager):
-        return ("the traced call's result differs from F's: F may test what its arguments "
-                "are (isinstance, hasattr), or read a value the tracer did not follow"), eager
-    return None, eager
+_LONG = "its source would be"
 
 
 def _check(replay, f, args, kwargs, leaves, traced):
@@ -131,8 +123,8 @@ def _check(replay, f, args, kwargs, leaves, traced):
     (why not, F's result) or (None, the result)."""
     eager = f(*args, **kwargs)
     if not _same(traced, eager):
-        return "the traced call's result differs from F's (a value the tracer did not follow)", \
-            eager
+        return ("the traced call's result differs from F's: F may test what its arguments are "
+                "(isinstance, hasattr), or read a value the tracer did not follow"), eager
     try:
         again = replay.run(leaves)
     except (Miss, Exception) as e:

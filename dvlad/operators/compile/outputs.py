@@ -165,6 +165,10 @@ def check_source(entries, names, indent="    "):
             missing = names.bind(_MISSING, "missing")     # a name nothing held there
             read = f"{names.bind(where, 'namespace')}.get({names.const(key)}, {missing})"
             out.append(f"{indent}if {read} is not {missing}:")
+        elif kind == "key" and type(where) in _MAPPINGS and isinstance(e.value,
+                                                                        types.ModuleType):
+            read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
+            out.append(f"{indent}if {read} is not {names.bind(e.value, 'module')}:")
         elif kind == "key" and type(where) in _MAPPINGS and e.copy is None:
             read = f"{names.bind(where, 'namespace')}.get({names.const(key)})"
             out.append(f"{indent}if {read} is not {names.bind(e.value, 'was')} "

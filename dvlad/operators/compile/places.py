@@ -18,7 +18,8 @@ _SEQUENCES = (collections.deque,)
 class Entry:
     """One place F reads: ``place`` says where (("cell", cell), ("key", mapping, key),
     ("item", sequence, index), ("default", function, index), ("kwdefault", function, name),
-    ("attr", object, slot) or ("self", object, name): an attribute a walk cannot replace),
+    ("attr", object, slot) or ("self", object, name): an attribute a walk cannot replace,
+    ("alive", weak reference, None): whether its object lives),
     ``value`` what the trace saw there (``copy``: its elements, for an array, list, dict or
     random generator, whose contents can change in place)."""
 
@@ -43,6 +44,8 @@ class Entry:
                 return getattr(where, key, _MISSING)
             if kind == "self":
                 return getattr(where, key)
+            if kind == "alive":                 # whether a weak reference's object lives
+                return where() is not None
             return where.__kwdefaults__[key]
         except (ValueError, IndexError, KeyError, TypeError, AttributeError):
             return _MISSING
