@@ -341,7 +341,8 @@ def main(argv=None):
         with open(os.path.join(HERE, "RESULTS.md"), "a") as fh:
             fh.write(f"\n## dvlad.compile at {commit} ({time.strftime('%Y-%m-%d')}"
                      f"{', ' + args.machine if args.machine else ''})\n\n"
-                     f"`python benchmarks/compiled.py{' --arrays' * args.arrays} --record`: "
+                     f"`python benchmarks/compiled.py{' --arrays' * args.arrays}"
+                     f"{' --quick' * args.quick} --record`: "
                      f"ratios to the baseline in the "
                      f"same process (medians of interleaved repeats).\n\n{text}\n")
     return 0 if all(r["ok"] for r in rows) else 1
