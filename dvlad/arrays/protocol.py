@@ -5,8 +5,7 @@ dvlad's primitive for that function, through numpy's ``__array_ufunc__`` and
 ``__array_function__`` protocols.  A numpy function with no rule raises
 :class:`~dvlad.NotDifferentiableError` naming it — never a silently dropped derivative.
 Comparisons and predicates (``<``, ``np.isnan``...) look at primals and return plain booleans.
-On an object array of AD numbers numpy calls each element's method (``x.sin()``), which these
-methods also provide, so object arrays of scalar AD numbers keep working.
+On an object array of AD numbers numpy calls each element's method (``x.sin()``), as here too.
 """
 import sys
 
@@ -142,8 +141,8 @@ def _reduction(fn):
         return _as_dtype(fn(a, axis, bool(keepdims)) if plain else statistics.masked(
             fn, a, axis, bool(keepdims), initial, where), dtype)
     return handler if fn not in (A.amax, A.amin) else lambda a, axis=None, out=None, \
-        keepdims=False, initial=np._NoValue, where=np._NoValue: handler(    # (no dtype)
-            a, axis, None, out, keepdims, initial, where)
+        keepdims=False, initial=np._NoValue, where=np._NoValue: handler(a, axis, None, out,
+                                                                        keepdims, initial, where)
 
 
 def _as_dtype(r, dtype):
