@@ -342,7 +342,7 @@ def copy(x):
 # before the sweep reads it).  Only dvlad holds these, and nothing writes into them, so a
 # constant that is one of them, or a view of one, needs no second copy (a reverse-over-reverse
 # HVP met X's copy as a constant of the outer tape, then its transpose).  A large copy is
-# pooled (its pages stay mapped; the GP gradient by Cholesky at n = 200: ~4% faster).
+# pooled (its pages stay mapped from call to call).
 _private = {}           # id -> weak reference (copies numpy made)
 _private_pooled = {}    # id -> the stamp of the handing out that made it a copy (pooled ones)
 
