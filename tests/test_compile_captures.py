@@ -434,3 +434,40 @@ def test_a_gradient_whose_f_writes_into_what_it_read_is_right_on_the_first_call(
     c = ad.compile(ad.gradient_r(f))
     for _ in range(3):
         np.testing.assert_allclose(c(x), np.cos(x) * X0, rtol=1e-15)
+
+
+SCALE_G, SHIFT_G = 2.0, 1.0
+
+
+def test_a_place_read_by_a_computed_name_is_never_stale():
+    class Cfg:
+        pass
+    cfg = Cfg()
+    cfg.scale, cfg.shift = 2.0, 1.0
+    name, key = "scale", "SCALE_G"
+    reads = [lambda x: x * x * getattr(cfg, name),          # each reads cfg.scale or SCALE_G
+             lambda x: x * x * (getattr(cfg, name) if hasattr(cfg, name) else 0.0),
+             lambda x: x * x * globals()[key],
+             lambda x: x * x * vars(cfg)[name],
+             lambda x: x * x * cfg.__dict__.get(name),
+             lambda x: x * x * operator.attrgetter(name)(cfg),
+             lambda x: x * x * sum(getattr(cfg, n) for n in [name])]
+    for f in reads:
+        global SCALE_G
+        cfg.scale, SCALE_G = 2.0, 2.0
+        c = ad.compile(ad.derivative(f))
+        assert c(1.0) == c(1.0) == 4.0
+        cfg.scale, SCALE_G = 5.0, 5.0       # the place changes, the name that reads it not
+        assert c(1.0) == 10.0, f
+        assert "computed name" in c.explain()
+
+
+def test_names_written_out_still_replay():
+    class Cfg:
+        scale = 2.0
+    c = ad.compile(ad.derivative(lambda x: x * x * getattr(Cfg, "scale", 1.0)
+                                 * globals()["SHIFT_G"] * vars(Cfg)["scale"] / Cfg.scale))
+    assert c(1.0) == c(1.0) == c(1.0) == 4.0
+    assert c.compiled.counts["traced"] + c.compiled.counts["eager"] == 1, c.explain()
+    Cfg.scale = 3.0
+    assert c(1.0) == 6.0

@@ -29,6 +29,7 @@ import weakref
 import numpy as np
 
 from ...core.number import ADNumber
+from .names import computed_read
 from .places import _ATOMS, _MISSING, _RNGS, _SEQUENCES, Entry, _copy, _frozen
 from .traced import Traced
 
@@ -280,6 +281,10 @@ class _Walk:
             self.place(("kwdefault", fn, k), d, f"{label}'s default {k}")
         if library:
             return
+        why = computed_read(code)
+        if why and self.draws is None:      # a place the walk cannot find (names.py)
+            self.draws = (f"{why} in {label} (what it reads is not found before the trace, "
+                          f"so a replay could not check it: pass the value as an argument)")
         imports = set()
         names = _names(code, set(), self.stores, imports)
         self.names |= names
