@@ -471,3 +471,24 @@ def test_names_written_out_still_replay():
     assert c.compiled.counts["traced"] + c.compiled.counts["eager"] == 1, c.explain()
     Cfg.scale = 3.0
     assert c(1.0) == 6.0
+
+
+def test_a_library_given_a_users_object_reads_what_the_walk_never_saw():
+    import copy
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Cfg:
+        a: float = 2.0
+        b: float = 1.0
+    cfg = Cfg()
+    for f in [lambda x: x * x * sum(dataclasses.astuple(cfg)),
+              lambda x: x * x * sum(dataclasses.asdict(cfg).values()),
+              lambda x: x * x * sum(vars(copy.copy(cfg)).values())]:
+        cfg.a, cfg.b = 2.0, 1.0
+        c = ad.compile(ad.derivative(f))
+        assert c(1.0) == c(1.0) == 6.0
+        cfg.a, cfg.b = 5.0, 4.0
+        assert c(1.0) == 18.0, f
+        assert "may read any of its attributes" in c.explain() or "computed name" in \
+            c.explain()

@@ -269,7 +269,7 @@ class Compiled:
             self._remember_eager(key, why)
             return _loose(out)
         if watch.effect:
-            why = f"F calls {watch.effect}; a replay would skip it"
+            why = watch.effect
         elif captures.global_rng_state() != rng:
             why = "F draws from numpy's or Python's global random generator"
         else:

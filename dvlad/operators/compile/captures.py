@@ -32,11 +32,9 @@ from ...core.number import ADNumber
 from .names import computed_read
 from .places import _ATOMS, _MISSING, _RNGS, _SEQUENCES, Entry, _copy, _frozen
 from .traced import Traced
+from .watch import _LIBRARY_ROOTS, library_file
 
 LIMIT = 5000
-_LIBRARY_ROOTS = ("dvlad", "numpy", "scipy", "mpmath", "builtins", "math", "functools",
-                  "operator", "itertools", "collections", "typing", "abc", "random")
-_STDLIB = sys.prefix
 _ESCAPES = (collections.ChainMap, types.MappingProxyType)
 # methods Python calls without naming them: a class's are walked wherever the class is
 _IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__",
@@ -69,10 +67,9 @@ def _from_a_library(obj):
         path = getattr(obj, "__file__", None)
         if path is None:            # a module written in C, or one made at run time
             return obj.__name__ in sys.builtin_module_names or obj.__spec__ is not None
-        return "site-packages" in path or path.startswith(_STDLIB + "/lib/")
+        return library_file(path)
     code = getattr(obj, "__code__", None)
-    return code is not None and ("site-packages" in code.co_filename
-                                 or code.co_filename.startswith(_STDLIB + "/lib/"))
+    return code is not None and library_file(code.co_filename)
 
 
 def _names(code, out, stores, imports):
