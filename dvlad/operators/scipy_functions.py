@@ -159,8 +159,18 @@ def _linalg_cholesky(a, lower=False, overwrite_a=False, check_finite=True):
 def _install_linalg(linalg):
     """scipy.linalg's functions on dvlad numbers: dvlad's (dvlad.arrays), with scipy's
     signatures; scipy's own code for plain numbers."""
-    from ..arrays import scipy_linalg as S
-    for name, ours in (("solve_triangular", S.solve_triangular), ("cho_factor", S.cho_factor),
+    from ..arrays import matrix_functions as F, scipy_linalg as S, scipy_solvers as L
+    for name in ("lu", "solve_sylvester", "sqrtm", "logm", "sinm", "cosm", "tanm", "sinhm",
+                 "coshm", "tanhm", "fractional_matrix_power"):
+        _patch(linalg, name, lambda *args, _f=getattr(L if name == "lu" else F, name), **kw:
+               _f(*[_array(a) for a in args], **kw))
+    for name, ours in (("lu_factor", lambda a, *args, **kw: L.lu_factor(_array(a), *args, **kw)),
+                       ("lu_solve", lambda lp, b, *args, **kw: L.lu_solve(
+                           (_array(lp[0]), lp[1]), _array(b), *args, **kw)),
+                       ("solve_banded", lambda lu, ab, b, *args, **kw: L.solve_banded(
+                           lu, _array(ab), _array(b), *args, **kw)),
+                       ("qr", _linalg_qr), ("lstsq", _linalg_lstsq),
+                       ("solve_triangular", S.solve_triangular), ("cho_factor", S.cho_factor),
                        ("cho_solve", S.cho_solve), ("expm", S.expm),
                        ("cholesky", _linalg_cholesky), ("solve", _linalg_solve),
                        ("inv", lambda a, *args, **kw: np.linalg.inv(a)),
@@ -178,14 +188,12 @@ def _install_linalg(linalg):
                                                                        **kw))
 
 
-_LINALG_WITHOUT_RULES = ("lu", "lu_factor", "lu_solve", "sqrtm", "logm", "funm", "signm",
-                         "cosm", "sinm", "tanm", "schur", "rsf2csf", "qr", "rq", "eig",
+_LINALG_WITHOUT_RULES = ("funm", "signm", "schur", "rsf2csf", "rq", "eig",
                          "eigvals", "eig_banded", "eigh_tridiagonal", "null_space", "orth",
-                         "polar", "ldl", "hessenberg", "qz", "ordqz", "solve_banded",
-                         "solveh_banded", "solve_sylvester", "solve_continuous_lyapunov",
+                         "polar", "ldl", "hessenberg", "qz", "ordqz",
+                         "solveh_banded", "solve_continuous_lyapunov",
                          "solve_discrete_lyapunov", "solve_continuous_are", "solve_discrete_are",
-                         "lstsq", "fractional_matrix_power", "khatri_rao", "coshm", "sinhm",
-                         "tanhm", "cholesky_banded", "cho_solve_banded", "qr_multiply", "pinvh",
+                         "khatri_rao", "cholesky_banded", "cho_solve_banded", "qr_multiply", "pinvh",
                          "subspace_angles", "matrix_balance", "solve_toeplitz",
                          "matmul_toeplitz", "expm_cond", "expm_frechet", "solve_circulant",
                          "circulant", "cdf2rdf", "clarkson_woodruff_transform", "companion",
@@ -253,6 +261,40 @@ def _linalg_svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check
 def _linalg_pinv(a, *, atol=None, rtol=None, return_rank=False, check_finite=True):
     _ignored("pinv", atol=atol, rtol=rtol, return_rank=return_rank)
     return np.linalg.pinv(_array(a))
+
+
+def _linalg_qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
+               check_finite=True):
+    """scipy.linalg.qr by numpy's reduced qr: 'economic'; 'full' where it is the same (a not
+    tall); 'r' (R padded with zero rows, as scipy); pivoting from a's primal: a[:, p] = q·r."""
+    a = _array(a)
+    if check_finite and not np.isfinite(strip(a)).all():
+        raise ValueError("array must not contain infs or NaNs")
+    perm = None
+    if pivoting:
+        import scipy.linalg
+        perm = scipy.linalg.qr(strip(a), mode="r", pivoting=True)[1]
+        a = a[..., perm]
+    m, n = np.shape(a)[-2:]
+    if mode == "r":
+        r = np.linalg.qr(a, mode="r")
+        out = (np.concatenate([r, np.zeros((m - n, n))]) if m > n else r,)
+    elif mode == "economic" or mode == "full" and m <= n:
+        out = tuple(np.linalg.qr(a, mode="reduced"))
+    else:
+        raise NotDifferentiableError(
+            f"scipy.linalg.qr(mode={mode!r}) of a dvlad number: " + (
+                "Q's last m − n columns of a tall matrix are not a function of it: use "
+                "mode='economic' (or 'r')" if mode == "full" else "use mode 'economic' or 'r'"))
+    return out + (perm,) if pivoting else out
+
+
+def _linalg_lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
+                  lapack_driver=None):
+    """scipy.linalg.lstsq by numpy's (rcond = cond): (x, residues, rank, s), the residues a
+    number for a vector b, as scipy's."""
+    x, res, rank, s = np.linalg.lstsq(_array(a), _array(b), rcond=cond)
+    return x, (res[0] if np.ndim(b) == 1 and np.shape(res) == (1,) else res), int(rank), s
 
 
 _INSTALLERS = {"scipy.special": _install_special, "scipy.linalg": _install_linalg}
