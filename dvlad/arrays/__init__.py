@@ -12,6 +12,7 @@ protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primi
   differentiates as it is (importing it installs them).
 """
 from . import protocol  # noqa: F401  (installs numpy's protocols on bundles, tape cells, towers)
+from . import vectorized
 from .decompositions import (cho_factor, cho_solve, cholesky, eig, eigh, eigvals, eigvalsh, expm,
                              lstsq, matrix_power, multi_dot, norm, pinv, qr, solve_triangular,
                              svd)
@@ -36,6 +37,8 @@ from .primitives import (
     transpose,
     where,
 )
+
+vectorized.install()         # np.vectorize(f)(x) on dvlad numbers: f element by element
 
 __all__ = ["where", "sum", "mean", "prod", "amax", "amin", "reshape", "transpose", "swapaxes",
            "squeeze", "expand_dims", "broadcast_to", "sum_to", "getitem", "concatenate", "stack",
