@@ -27,6 +27,7 @@ from ..numbers.bundle import make_bundle, tangent_of
 from .matrices import jacobian_f
 from ..core.number import ADNumber, newest_tag, strip, strip_dead
 from ..core.structures import flatten, flatten_like, unflatten
+from ..arrays.objects import repack
 from ..modes.sweep import sweep_segment
 from ..core.tags import ArgumentError, FORWARD, TAYLOR, FixedPointError, alive, newer, suspended
 from ..modes.taylor import series_of, tower_order
@@ -96,6 +97,8 @@ def root(g, x0, *, tol=None, max_iter=100):
 
         def newton_n(x):
             r = g(x)
+            if isinstance(r, (list, tuple)) or isinstance(r, np.ndarray) and r.dtype == object:
+                r = repack(np.array(r, dtype=object))      # np.array([...]) of dvlad numbers
             if np.shape(strip(r)) != shape:
                 raise ArgumentError(f"root: g maps an array of shape {shape} to one of shape "
                                     f"{np.shape(strip(r))}; a root of a system needs g(x) of "
