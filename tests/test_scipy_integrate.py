@@ -1,0 +1,52 @@
+"""scipy.integrate.quad of integrands and limits carrying dvlad numbers
+(dvlad/operators/scipy_integrate.py): scipy's value, derivatives by the Gauss–Legendre rule on
+scipy's partition, checked against closed forms and check_grads."""
+import numpy as np
+import pytest
+
+import dvlad as ad
+
+integrate = pytest.importorskip("scipy.integrate")
+quad = integrate.quad
+
+
+def decay(k):
+    return quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0]
+
+
+def closed(k):                              # ∫₀¹ e^(−kx) dx = (1 − e^(−k))/k
+    return (1.0 - np.exp(-k)) / k
+
+
+def test_a_parameter_in_the_integrand_in_every_mode():
+    assert decay(0.7) == quad.__wrapped__(lambda x: np.exp(-0.7 * x), 0.0, 1.0)[0]
+    for d in (ad.derivative, ad.gradient_r):
+        assert d(decay)(0.7) == pytest.approx(ad.derivative(closed)(0.7), rel=1e-13)
+    assert ad.derivative(ad.derivative(decay))(0.7) == \
+        pytest.approx(ad.derivative(ad.derivative(closed))(0.7), rel=1e-12)
+    assert ad.gradient_r(ad.derivative(decay))(0.7) == \
+        pytest.approx(ad.derivative(ad.derivative(closed))(0.7), rel=1e-12)
+
+
+def test_moving_limits_args_and_a_reversed_interval():
+    assert ad.derivative(lambda b: quad(lambda x: x * x, 0.5, b)[0])(2.0) == pytest.approx(4.0)
+    assert ad.derivative(lambda a: quad(np.sin, a, 3.0)[0])(0.5) == \
+        pytest.approx(-np.sin(0.5), rel=1e-13)
+    assert ad.derivative(lambda a: quad(np.sin, 3.0, a)[0])(0.5) == \
+        pytest.approx(np.sin(0.5), rel=1e-13)
+    # ∫₋₁¹ e^(−x²/2s²) dx in s: ∫ x²/s³ e^(−x²/2s²) dx
+    gauss = lambda s: quad(lambda x, s: np.exp(-x * x / (2 * s * s)), -1.0, 1.0, args=(s,))[0]
+    want = quad.__wrapped__(lambda x: x * x / 0.8 ** 3 * np.exp(-x * x / 1.28), -1.0, 1.0)[0]
+    assert ad.derivative(gauss)(0.8) == pytest.approx(want, rel=1e-12)
+    ad.check_grads(lambda p: quad(lambda x: np.exp(-p[0] * x) * np.cos(p[1] * x), p[2], 2.0)[0],
+                   (0.7, 1.3, 0.2), order=2)
+    r, err, info = quad(lambda x: x * x, 0.0, 1.0, full_output=1)
+    assert r == pytest.approx(1.0 / 3.0) and "neval" in info
+
+
+def test_what_it_cannot_differentiate_raises_by_name():
+    with pytest.raises(ad.NotDifferentiableError, match="infinite"):
+        ad.derivative(lambda k: quad(lambda x: np.exp(-k * x), 0.0, np.inf)[0])(0.7)
+    with pytest.raises(ad.NotDifferentiableError, match="weight"):
+        ad.derivative(lambda k: quad(lambda x: k * x, 0.0, 1.0, weight="cos", wvar=2.0)[0])(0.7)
+    assert quad(lambda x: np.exp(-x), 0.0, np.inf)[0] == pytest.approx(1.0)
