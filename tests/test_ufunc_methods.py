@@ -65,3 +65,35 @@ def test_what_would_change_the_value_or_drop_a_derivative_raises_by_name():
         ad.gradient_r(lambda v: np.add.at(np.zeros(4), [0], v[0]))(X)
     with pytest.raises(NotDifferentiableError, match="multiply.at"):
         ad.gradient_r(lambda v: np.multiply.at(v * 1.0, [0], 2.0))(X)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum])
+@pytest.mark.parametrize("idx", [[0, 2], [0, 3, 1], [1], [0, 1, 2, 3, 4], [4, 0]])
+def test_reduceat_segments_as_numpy(ufunc, idx):
+    x = np.array([0.3, -1.2, 2.0, 0.7, 1.1])
+    got = ad.jvp(lambda v: ufunc.reduceat(v, idx), x, x)[0]          # dvlad's version
+    np.testing.assert_allclose(got, ufunc.reduceat(x, idx), rtol=1e-15)
+    ad.check_grads(lambda v: np.sum(np.sin(ufunc.reduceat(v, idx))), x, order=2)
+
+
+def test_reduceat_along_an_axis_its_gradient_and_numpys_errors():
+    X = np.array([[0.3, -1.2, 2.0], [0.7, 1.1, -0.4]])
+    np.testing.assert_allclose(ad.jvp(lambda v: np.add.reduceat(v, [0, 2], axis=1), X, X)[0],
+                                  np.add.reduceat(X, [0, 2], axis=1))
+    # segment sums: each element's gradient is its segment's weight
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(
+        ad.gradient_r(lambda v: np.sum(w * np.add.reduceat(v, [0, 2], axis=1)))(X),
+        [[1.0, 1.0, 2.0], [3.0, 3.0, 4.0]])
+    with pytest.raises(IndexError):
+        ad.gradient_r(lambda v: np.sum(np.add.reduceat(v, [0, 7], axis=1)))(X)
+    with pytest.raises(NotDifferentiableError, match="reduceat"):
+        ad.gradient_r(lambda v: np.sum(np.logaddexp.reduceat(v, [0, 2], axis=1)))(X)
+
+
+def test_the_clip_method_takes_numpys_keywords():
+    x = np.array([0.3, -1.2, 2.0, 0.7])
+    f = lambda v: np.sum(v.clip(min=0.0) ** 2 + v.clip(-1.0, 1.0) + v.clip(max=0.5))
+    np.testing.assert_allclose(ad.gradient_r(f)(x), [2.6, 1.0, 4.0, 2.4])
+    assert np.sum(x.clip(min=0.0) ** 2 + x.clip(-1.0, 1.0) + x.clip(max=0.5)) == \
+        pytest.approx(ad.jvp(f, x, x)[0])

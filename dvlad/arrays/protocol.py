@@ -358,8 +358,7 @@ def _install(cls):
     cls.T = property(lambda self: views.noted(self, A.transpose(self), A.transpose))
     cls.__array__ = objects.numpy_array_of
     cls.__setitem__ = assignment.assign
-    for op, how in assignment.IN_PLACE.items():
-        method = assignment.in_place(op, how)
+    for method in (assignment.in_place(op, how) for op, how in assignment.IN_PLACE.items()):
         setattr(cls, method.__name__, method)
     cls.__len__ = _len
     cls.__iter__ = _iter
@@ -383,7 +382,8 @@ def _install(cls):
                                                     lambda s: _ravel(s, order))
     cls.flatten = lambda self, order="C": _ravel(self, order)          # (a copy in numpy)
     cls.dot = lambda self, other: LA.dot(self, _operand(other))
-    cls.clip = lambda self, lo=None, hi=None: A.clip(self, _operand(lo), _operand(hi))
+    cls.clip = lambda self, min=None, max=None, out=None, **kw: _clip(self, _operand(min),
+                                                                        _operand(max), out, **kw)
     cls.trace = LA.trace
     methods.install(cls)                             # copy, astype, std, cumsum, ...
     cls.real = property(lambda self: self)           # real numbers: the real part is the number

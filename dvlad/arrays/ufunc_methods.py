@@ -6,6 +6,8 @@ differences), ``np.logaddexp.reduce(x)``, ``np.multiply.accumulate(x)``, ``np.ad
   maximum, a minimum), else the ufunc folded along the axis, left to right as numpy does;
 - ``accumulate(a, axis)``: the partial folds, stacked (a sum's and a product's are cumsum's and
   cumprod's);
+- ``reduceat(a, indices, axis)`` of add, multiply, maximum and minimum: each segment's
+  reduction (a[i] alone where the next index is not greater), concatenated, as numpy's;
 - ``at(h, idx, v)``: for ``add`` and ``subtract`` into an array-valued dvlad number h, h ± v
   scattered to idx, repeated indices adding up as numpy's unbuffered ``at`` does (h takes the
   result in place, :func:`dvlad.arrays.assignment.update`).
@@ -40,6 +42,9 @@ def ufunc_method(ufunc, op, method, inputs, kwargs, name):
     if method == "accumulate":
         _only(kwargs, ("axis", "dtype"), name, inputs[0])
         return _accumulate(ufunc, op, inputs[0], kwargs.get("axis", 0))
+    if method == "reduceat" and ufunc in _REDUCTIONS and isinstance(inputs[0], ADNumber):
+        _only(kwargs, ("axis", "dtype"), name, inputs[0])
+        return _reduceat(ufunc, inputs[0], np.asarray(inputs[1]), kwargs.get("axis", 0))
     if method == "at" and ufunc in (np.add, np.subtract):
         _only(kwargs, (), name)
         h, idx, v = inputs
@@ -55,8 +60,8 @@ def ufunc_method(ufunc, op, method, inputs, kwargs, name):
         update(h, op(h, spread), name)
         return None
     raise NotDifferentiableError(f"{name}: dvlad differentiates the outer, reduce and "
-                                 f"accumulate methods of a ufunc with a rule, and add.at and "
-                                 f"subtract.at")
+                                 f"accumulate methods of a ufunc with a rule, reduceat of add, "
+                                 f"multiply, maximum and minimum, and add.at and subtract.at")
 
 
 def _only(kwargs, allowed, name, a=None):
@@ -111,6 +116,22 @@ def _reduce(ufunc, op, a, axis, keepdims):
             shp[ax] = 1
         acc = A.reshape(acc, tuple(shp))
     return acc
+
+
+def _reduceat(ufunc, a, idx, axis):
+    """numpy's reduceat: the reduction of a[i_k:i_(k+1)] along axis for each k (to the end for
+    the last), or a[i_k] alone where i_k ≥ i_(k+1)."""
+    moved, ax = _moved(a, axis)
+    n = A.shape(moved)[0]
+    if idx.ndim != 1 or (idx.size and (idx.min() < 0 or idx.max() >= n)):
+        ufunc.reduceat(np.asarray(strip(a)), idx, axis=axis)      # numpy's own error
+    parts = []
+    for k, i in enumerate(idx.tolist()):
+        j = idx[k + 1] if k + 1 < idx.size else n
+        parts.append(_REDUCTIONS[ufunc](A.getitem(moved, slice(i, j)), 0, True) if i < j
+                     else A.getitem(moved, slice(i, i + 1)))
+    out = A.concatenate(parts, 0) if parts else ufunc.reduceat(np.asarray(strip(moved)), idx)
+    return out if ax == 0 else _moveaxis(out, 0, ax)
 
 
 def _accumulate(ufunc, op, a, axis):
