@@ -367,3 +367,18 @@ def test_errors_as_numpy():
         ad.gradient_r(lambda a: np.sum(np.cumulative_sum(a)))(M)
     with pytest.raises(ValueError, match="depths"):
         ad.gradient_r(lambda a: np.sum(np.block([a, [a]])))(M)
+
+
+def test_roots_by_implicit_differentiation():
+    c = np.array([1.0, -6.0, 11.0, -6.0])                    # (x − 1)(x − 2)(x − 3)
+    r = np.roots(c)
+    slope = np.polyval(np.polyder(c), r)
+    want = np.array([[-(ri ** (3 - k)) / s for k in range(4)] for ri, s in zip(r, slope)])
+    np.testing.assert_allclose(ad.jacobian_f(np.roots)(c), want, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(ad.jacobian_r(np.roots)(c), want, rtol=1e-13, atol=1e-14)
+    ad.check_grads(lambda c: np.sum(np.roots(c) ** 2), c, order=2)
+    ad.check_grads(lambda c: np.sum(np.roots(c) ** 3), np.array([2.0, -6.0, 0.0]), order=2)
+    with pytest.raises(ad.NotDifferentiableError, match="complex roots"):
+        ad.gradient_r(lambda c: np.sum(np.roots(c)))(np.array([1.0, 0.0, 1.0]))
+    with pytest.raises(ad.NotDifferentiableError, match="leading coefficient"):
+        ad.gradient_r(lambda c: np.sum(np.roots(c)))(np.array([0.0, 1.0, -2.0]))

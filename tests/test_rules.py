@@ -174,6 +174,7 @@ ORACLES = {
     "y0": lambda x: mpmath.bessely(0, x), "y1": lambda x: mpmath.bessely(1, x),
     "jn": lambda n, x: mpmath.besselj(int(n), x), "yn": lambda n, x: mpmath.bessely(int(n), x),
     "ive": lambda v, x: mpmath.besseli(v, x) * mpmath.exp(-abs(x)),
+    "kv": mpmath.besselk, "kve": lambda v, x: mpmath.besselk(v, x) * mpmath.exp(x),
     "gammainc": lambda a, x: mpmath.gammainc(a, 0, x, regularized=True),
     "gammaincc": lambda a, x: mpmath.gammainc(a, x, mpmath.inf, regularized=True),
     # Student's t cdf by its hypergeometric series (not the incomplete beta function dvlad uses)

@@ -4,7 +4,7 @@ with scipy or without it (then mpmath computes the base values).  Each row's der
 checked against mpmath at 50 digits in tests/test_rules.py and tests/test_taylor.py; here the
 scipy side: dispatch, dtypes, broadcasting, errors, the fallback; for the functions added last
 (gamma rgamma gammasgn beta j0 j1 y0 y1 jn yn ive gammainc gammaincc betainc stdtr pdtr, then
-poch pdtrc betaincc chdtr chdtrc) also their derivatives on arrays against mpmath, their poles
+poch pdtrc betaincc chdtr chdtrc kv kve) also their derivatives on arrays against mpmath, their poles
 and edges, the shape and order arguments refused by name, and scipy.stats' distribution
 functions computed through them."""
 import math
@@ -333,6 +333,9 @@ NEW = {
     "yn": (sc.yn, (3,), [0.8, 2.2, 5.3], lambda x: mpmath.bessely(3, x)),
     "ive": (sc.ive, (1.5,), [0.8, 2.2, 25.0], lambda x: mpmath.besseli(1.5, x) * mpmath.exp(-x)),
     "ive -x": (sc.ive, (2,), [-0.8, -2.2, -25.0], lambda x: mpmath.besseli(2, x) * mpmath.exp(x)),
+    "kv": (sc.kv, (1.5,), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(1.5, x)),
+    "kv 0": (sc.kv, (0,), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(0, x)),
+    "kve": (sc.kve, (2.5,), [0.3, 1.3, 25.0], lambda x: mpmath.besselk(2.5, x) * mpmath.exp(x)),
     "gammainc": (sc.gammainc, (2.5,), [0.3, 1.3, 7.0],
                  lambda x: mpmath.gammainc(2.5, 0, x, regularized=True)),
     "gammaincc": (sc.gammaincc, (0.6,), [0.3, 1.3, 7.0],
@@ -385,7 +388,7 @@ def test_new_functions_against_mpmath(name):
 
 @pytest.mark.parametrize("name", ["gamma", "rgamma", "j0", "y1", "jn", "ive", "gammainc",
                                   "betainc", "stdtr", "pdtr", "poch z", "poch m", "pdtrc",
-                                  "betaincc", "chdtr", "chdtrc"])
+                                  "betaincc", "chdtr", "chdtrc", "kv", "kve"])
 def test_new_functions_nested_to_order_two(name):
     ufunc, fixed, points, _ = NEW[name]
     x = np.array(points)
@@ -508,6 +511,8 @@ def test_a_shape_argument_is_refused_by_name(name, f, argument, op):
 @pytest.mark.parametrize("name, f", [("jn", lambda n: sc.jn(n, 1.3)),
                                      ("yn", lambda n: sc.yn(n, 1.3)),
                                      ("ive", lambda v: sc.ive(v, 1.3)),
+                                     ("kv", lambda v: sc.kv(v, 1.3)),
+                                     ("kve", lambda v: sc.kve(v, 1.3)),
                                      ("pdtr", lambda k: sc.pdtr(k, 1.3)),
                                      ("pdtrc", lambda k: sc.pdtrc(k, 1.3))])
 def test_an_order_is_refused_by_name(name, f):
@@ -793,3 +798,21 @@ def test_cosm1_and_the_von_mises_log_density_in_loc():
     assert abs(ad.gradient_r(f)(0.1) - 2.0 * np.sum(np.sin(xs - 0.1))) < 1e-14
     assert abs(ad.derivative(ad.derivative(f))(0.1) + 2.0 * np.sum(np.cos(xs - 0.1))) < 1e-14
     ad.check_grads(lambda x: sc.cosm1(x * x), xs, order=2)
+
+
+def test_kv_and_kve_at_their_edges_follow_scipy():
+    """K_v(x) is real for x > 0: scipy's inf at x = 0, nan below, kv 0 and kve nan at inf, in
+    every family; the slope at 0 is the limit −inf in kv and kve (kve's formula would be
+    inf − inf there), kve″(0) the limit +inf."""
+    for name in ("kv", "kve"):
+        f, mf = getattr(ad, name), getattr(sc, name)
+        for v in (0.0, 1.5, -2.0):
+            for x in (0.0, -1.3, np.inf, np.nan):
+                want = float(mf(v, x))
+                for got in (f(v, x), f(v, np.array([x]))[0], f(mpmath.mpf(v), mpmath.mpf(x))):
+                    assert got == want or (got != got and want != want), (name, v, x, got)
+            g = lambda t: f(v, t)                                           # noqa: E731
+            for op in (ad.derivative, ad.gradient_r):
+                assert op(g)(0.0) == -np.inf
+                assert math.isnan(op(g)(-1.3))
+            assert ad.derivative(ad.derivative(g))(0.0) == np.inf

@@ -1,6 +1,6 @@
 """numpy's polynomials (coefficients highest power first) written with dvlad's array
 primitives: vander, polyval, polyfit, polyadd, polysub, polymul, polyder, polyint, polydiv,
-poly.
+poly; and roots, a primitive of its own.
 
 Each takes numpy's signature and follows numpy's order of operations (Horner's rule, the
 sequential powers of vander, polyfit's column scaling before least squares), so the values are
@@ -14,6 +14,8 @@ import numpy as np
 from . import primitives as A
 from .composite import _as_array, _ndim
 from .decompositions import lstsq
+from .linalg import matmul
+from .primitives import _Apply, _primitive
 from .products import _cast
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
@@ -190,8 +192,43 @@ def poly(seq_of_zeros):
     return a
 
 
+def _roots_value(p):
+    r = np.roots(p)
+    if np.iscomplexobj(r):
+        raise NotDifferentiableError("numpy.roots: the polynomial has complex roots; dvlad "
+                                     "differentiates real roots only")
+    return r
+
+
+def _roots_partials(r, p):
+    """dr_i = −Σ_k dp_k·r_i^(n−k) / p′(r_i): implicit differentiation of p(r_i) = 0."""
+    powers = vander(r, A.shape(p)[0])
+    slope = polyval(polyder(p), r)
+    return (_Apply(lambda t: -matmul(powers, t) / slope,
+                   lambda s: -matmul(A.swapaxes(powers, 0, 1), s / slope)),)
+
+
+_roots = _primitive("roots", _roots_value, _roots_partials, True)
+
+
+def roots(p):
+    """numpy.roots: the roots of p₀xⁿ + ... + pₙ (real ones; complex roots raise), with
+    dr_i/dp_k = −r_i^(n−k)/p′(r_i).  A repeated root (p′(r) = 0) has no derivative (inf or nan
+    there).  Leading zeros of p are dropped as numpy's, where they are zero in the primal only
+    when no dvlad number would move them (a tracked leading zero raises: the degree changes)."""
+    p = _1d(_float(p))
+    lead = np.flatnonzero(np.asarray(strip(p)))
+    if lead.size == 0:
+        return np.array([], np.asarray(strip(p)).dtype)
+    if lead[0]:
+        if isinstance(p, ADNumber):
+            raise NotDifferentiableError("numpy.roots: the leading coefficient is zero, and "
+                                         "moving it changes the degree; drop it first")
+    return _roots(p)
+
+
 FUNCTIONS = {
-    np.vander: vander, np.polyval: polyval, np.polyfit: polyfit, np.polyadd: polyadd,
+    np.roots: roots, np.vander: vander, np.polyval: polyval, np.polyfit: polyfit, np.polyadd: polyadd,
     np.polysub: polysub, np.polymul: polymul, np.polyder: polyder, np.polyint: polyint,
     np.polydiv: polydiv, np.poly: poly,
 }

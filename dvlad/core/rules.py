@@ -635,6 +635,19 @@ TABLE = [
          lib=SP("ive", X.mp_ive, numpy_wrapper=X.iv_arrays, float_wrapper=X.iv_floats),
          special=("ive",), orders=(0,),
          points=(("2", "1.3"), ("0", "-0.7"), ("1.5", "2.1"))),
+    # the modified Bessel function of the second kind (Matérn kernels), real for x > 0 (scipy's
+    # inf at x = 0, nan below): K_v′ = −(K_(v−1) + K_(v+1))/2, −inf at x = 0; kve(v, x) =
+    # K_v(x)·eˣ: ∂x = −(kve(v − 1, x) + kve(v + 1, x))/2 + kve(v, x), at x = 0 (inf − inf)
+    # its limit −inf as −kve(v + 1, 0), whose own derivative is the next limit, +inf.  Like
+    # ive's, the terms cancel to ~1/(2x) of themselves for a large x
+    Rule("kv", "kv(x, y)", ("no_derivative('kv', 'v')", "-0.5 * (kv(x - 1, y) + kv(x + 1, y))"),
+         lib=SP("kv", M.mp_kv), special=("kv",), orders=(0,),
+         points=(("1.5", "1.3"), ("0", "0.7"), ("2", "2.1"), ("-0.5", "3.4"))),
+    Rule("kve", "kve(x, y)", ("no_derivative('kve', 'v')",
+                              "-0.5 * (kve(x - 1, y) + kve(x + 1, y)) + r if y else "
+                              "-kve(x + 1, y)"),
+         lib=SP("kve", M.mp_kve), special=("kve",), orders=(0,),
+         points=(("1.5", "1.3"), ("0", "0.7"), ("2", "4.5"))),
     # exponentially scaled I₀ and I₁, I_n(x)·e^(−|x|): ∂x = I_n′·e^(−|x|) − sign(x)·r with I₀′ = I₁
     # and I₁′ = (I₀ + I₂)/2 (= I₀ − I₁/x, without the division: ½ at x = 0); these cancel for a
     # large |x| (to 1/(2|x|), again at each order): from bessel_far(x), Hankel's series

@@ -1,13 +1,15 @@
 """Base functions of the rule table's later scipy.special rows (scipy's names): the entropies,
 the log of the logistic function, the exponentially scaled functions, the exponential integrals,
-Spence's function and the Hurwitz zeta function.  Their mpf family is mpmath at the working
-precision; for floats where math has what they need, a math function; else scipy's function
-(:func:`dvlad.core.special.lib`, which also gives the numpy family).
+Spence's function, the Hurwitz zeta function and the modified Bessel function of the second
+kind.  Their mpf family is mpmath at the working precision; for floats where math has what they
+need, a math function; else scipy's function (:func:`dvlad.core.special.lib`, which also gives
+the numpy family).
 
 Values at the edges are scipy's: ``entr(0) = 0`` and −inf for x < 0; ``rel_entr`` and
 ``kl_div`` 0 and y at x = 0 (y ≥ 0), inf outside x, y > 0; ``exp1(0) = inf``, nan for x < 0;
 ``expi(0) = −inf``; Spence's function nan for z < 0 and at inf; ``zeta(x, q)`` inf at x = 1 and
-at the poles q = 0, −1, ..., nan for x < 1 and for a negative q with a fractional x.
+at the poles q = 0, −1, ..., nan for x < 1 and for a negative q with a fractional x; ``kv``
+and ``kve`` inf at x = 0, nan for x < 0, ``kv`` 0 and ``kve`` nan at x = inf.
 """
 import math
 
@@ -136,6 +138,27 @@ def mp_zeta(x, q):
     if q < 0 and x != mpmath.floor(x):
         return mpmath.nan
     return mpmath.zeta(x, q)
+
+
+def mp_kv(v, x):
+    """K_v(x), real for x > 0, with scipy's values at the edges: inf at x = 0 (any order), nan
+    for x < 0 (mpmath's is complex), 0 at x = inf (nan for an infinite or nan order)."""
+    if x != x or x < 0:
+        return mpmath.nan
+    if x == 0:
+        return mpmath.inf
+    if v != v or abs(v) == mpmath.inf:
+        return mpmath.nan
+    if x == mpmath.inf:
+        return mpmath.mpf(0)             # (mpmath's asymptotic series would not converge)
+    return mpmath.besselk(v, x)
+
+
+def mp_kve(v, x):
+    """K_v(x)·eˣ (mpmath's exponents do not overflow); nan at x = inf, as scipy (0·inf)."""
+    if x == mpmath.inf:
+        return mpmath.nan
+    return mp_kv(v, x) * mpmath.exp(x)
 
 
 # ---- the exponentially scaled Bessel functions' slopes far out ---------------------------------

@@ -21,10 +21,10 @@ naming it).  A formula that needs a scipy function without a dvlad rule (``beta.
 :class:`~dvlad.NotDifferentiableError` naming it.
 
 ``multivariate_normal.logpdf``/``pdf`` use ``−½(d log 2π + log det Σ + (x − μ)ᵀ Σ⁻¹ (x − μ))``
-with dvlad's cholesky; ``dirichlet.logpdf(x, α)`` is ``Σᵢ (αᵢ − 1) log xᵢ − (Σᵢ log Γ(αᵢ) −
-log Γ(Σᵢ αᵢ))`` with the components along x's *first* axis, as scipy computes it (x of shape
-(k,) or (k, n), or one component fewer: the last is 1 − the others' sum); ``multinomial.logpmf(x,
-n, p)`` is ``log Γ(n + 1) − Σᵢ log Γ(xᵢ + 1) + Σᵢ xᵢ log pᵢ`` (x and n are counts, not
+with dvlad's cholesky, its ``entropy`` (also frozen) ``½(d(1 + log 2π) + log det Σ)``;
+``dirichlet.logpdf(x, α)`` is ``Σᵢ (αᵢ − 1) log xᵢ − (Σᵢ log Γ(αᵢ) − log Γ(Σᵢ αᵢ))`` with the
+components along x's *first* axis, as scipy computes it (x of shape (k,) or (k, n), or one
+component fewer: the last is 1 − the others' sum); ``multinomial.logpmf(x, n, p)`` is ``log Γ(n + 1) − Σᵢ log Γ(xᵢ + 1) + Σᵢ xᵢ log pᵢ`` (x and n are counts, not
 variables).  Their arguments are checked on the primals by scipy's own checks, which raise
 scipy's errors.
 
@@ -160,6 +160,27 @@ def _mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
     return np.reshape(out, np.shape(strip(x))[:-1]) if np.ndim(strip(x)) > 1 else out[0]
 
 
+def _mvn_entropy(gen, mean=None, cov=1, allow_singular=True):
+    """½(d(1 + log 2π) + log det Σ), log det by slogdet (its derivative in Σ is Σ⁻ᵀ); scipy's
+    checks and errors on the primals, and scipy's own value where Σ carries no dvlad number.  A
+    singular Σ, whose log pseudo-determinant (scipy's) jumps where the rank changes, raises."""
+    plain = cov if not _carries_ad(cov) else _primals(_one(cov))
+    dim, _, psd = gen._process_parameters(None if mean is None else _primals(_one(mean)), plain,
+                                          allow_singular)
+    if plain is cov:
+        return 0.5 * (psd.rank * (math.log(2 * math.pi) + 1.0) + psd.log_pdet)
+    if psd.rank < dim:
+        raise NotDifferentiableError(
+            f"scipy.stats.multivariate_normal.entropy: cov is singular (rank {psd.rank} < "
+            f"{dim}); scipy's entropy then takes the log pseudo-determinant, which has no "
+            f"derivative where the rank can change. Pass a positive definite cov, or its plain "
+            f"value (dvlad.primal) for scipy's own entropy")
+    cov = _one(cov)
+    if np.ndim(strip(cov)) < 2:
+        cov = cov * np.eye(dim)         # a number, or the diagonal, as scipy reads them
+    return 0.5 * (dim * (math.log(2 * math.pi) + 1.0) + np.linalg.slogdet(cov)[1])
+
+
 def _apply_where(cond, args, f1, f2=None, /, *, fill_value=None, xp=None):
     """scipy's ``xpx.apply_where`` (f1 where cond, else f2 or fill_value, each evaluated on its
     lanes only) on AD numbers: the lanes picked out by indexing, put back by scatter."""
@@ -279,10 +300,10 @@ def _frozen(owner, name, ours):
     if original is None or getattr(original, "_dvlad", False):
         return
 
-    def method(self, x, *args, **kwargs):
-        if getattr(self, "_dvlad_parameters", False) or _carries_ad(x):
-            return ours(self, x)
-        return original(self, x, *args, **kwargs)
+    def method(self, *args, **kwargs):
+        if getattr(self, "_dvlad_parameters", False) or _carries_ad(*args, *kwargs.values()):
+            return ours(self, *args, **kwargs)
+        return original(self, *args, **kwargs)
     method.__name__, method.__qualname__ = original.__name__, original.__qualname__
     method.__doc__, method.__wrapped__, method._dvlad = original.__doc__, original, True
     setattr(owner, name, method)
@@ -308,6 +329,10 @@ def install(stats):
     _frozen(mv.multivariate_normal_frozen, "logpdf", lambda self, x: _mvn_logpdf(x, *_mvn_of(self)))
     _frozen(mv.multivariate_normal_frozen, "pdf",
             lambda self, x: np.exp(_mvn_logpdf(x, *_mvn_of(self))))
+    _patch(mv.multivariate_normal_gen, "entropy",
+           lambda self, mean=None, cov=1: _mvn_entropy(self, mean, cov), bound=True)
+    _frozen(mv.multivariate_normal_frozen, "entropy",
+            lambda self: _mvn_entropy(self._dist, *_mvn_of(self), self.allow_singular))
     _patch(mv.dirichlet_gen, "logpdf", lambda self, x, alpha: _dirichlet_logpdf(x, alpha),
            bound=True)
     _patch(mv.dirichlet_gen, "pdf", lambda self, x, alpha: np.exp(_dirichlet_logpdf(x, alpha)),
