@@ -50,3 +50,51 @@ def test_what_it_cannot_differentiate_raises_by_name():
     with pytest.raises(ad.NotDifferentiableError, match="weight"):
         ad.derivative(lambda k: quad(lambda x: k * x, 0.0, 1.0, weight="cos", wvar=2.0)[0])(0.7)
     assert quad(lambda x: np.exp(-x), 0.0, np.inf)[0] == pytest.approx(1.0)
+
+
+solve_ivp = integrate.solve_ivp
+TIGHT = {"rtol": 1e-10, "atol": 1e-12}
+
+
+def decayed(k, **kw):            # y′ = −k·y, y(0) = 1: y(t) = e^(−kt)
+    return solve_ivp(lambda t, z, k: -k * z, (0.0, 1.0), np.array([1.0]), args=(k,), **TIGHT,
+                     **kw).y[0]
+
+
+def test_solve_ivp_in_its_parameters_and_initial_value():
+    assert ad.derivative(lambda k: decayed(k)[-1])(0.7) == pytest.approx(-np.exp(-0.7), rel=1e-8)
+    assert ad.gradient_r(lambda k: decayed(k)[-1])(0.7) == pytest.approx(-np.exp(-0.7), rel=1e-8)
+    assert ad.derivative(ad.derivative(lambda k: decayed(k)[-1]))(0.7) == \
+        pytest.approx(np.exp(-0.7), rel=1e-7)
+    start = lambda y0: solve_ivp(lambda t, z: -0.7 * z, (0.0, 1.0), np.array([y0]),
+                                 **TIGHT).y[0, -1]
+    assert ad.derivative(start)(1.0) == pytest.approx(np.exp(-0.7), rel=1e-8)
+    # times asked for that do not begin at the start: each one's own derivative, −t·e^(−kt)
+    want = [-0.5 * np.exp(-0.35), -np.exp(-0.7)]
+    np.testing.assert_allclose(ad.jacobian_r(lambda k: decayed(k, t_eval=[0.5, 1.0]))(0.7),
+                               want, rtol=1e-8)
+    np.testing.assert_allclose(ad.jacobian_f(lambda k: decayed(k, t_eval=[0.5, 1.0]))(0.7),
+                               want, rtol=1e-8)
+    # the value is scipy's own solution
+    assert ad.jvp(lambda k: decayed(k)[-1], 0.7, 1.0)[0] == decayed(0.7)[-1]
+
+
+def test_solve_ivp_of_a_system_against_differences():
+    def lv(t, z, a, b):
+        return np.array([a * z[0] - b * z[0] * z[1], -z[1] + b * z[0] * z[1]])
+    end = lambda p: solve_ivp(lv, (0.0, 2.0), np.array([1.0, 0.5]), args=(p[0], p[1]),
+                              **TIGHT).y[:, -1]
+    p, h = np.array([1.0, 0.5]), 1e-6
+    fd = np.array([(end(p + h * e) - end(p - h * e)) / (2 * h) for e in np.eye(2)]).T
+    np.testing.assert_allclose(ad.jacobian_r(end)(p), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ad.jacobian_f(end)(p), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_solve_ivp_what_it_cannot_follow_raises_by_name():
+    with pytest.raises(ad.TagOrderError, match="args="):
+        ad.derivative(lambda k: solve_ivp(lambda t, z: -k * z, (0.0, 1.0), [1.0]).y[0, -1])(0.7)
+    with pytest.raises(ad.NotDifferentiableError, match="events"):
+        ad.derivative(lambda k: solve_ivp(lambda t, z, k: -k * z, (0.0, 1.0), [1.0], args=(k,),
+                                          events=lambda t, z, k: z[0] - 0.5).y[0, -1])(0.7)
+    plain = solve_ivp(lambda t, z: -z, (0.0, 1.0), [1.0])
+    assert plain.y[0, -1] == solve_ivp.__wrapped__(lambda t, z: -z, (0.0, 1.0), [1.0]).y[0, -1]

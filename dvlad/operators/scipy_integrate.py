@@ -1,4 +1,4 @@
-"""scipy.integrate.quad of an integrand (or limits) carrying dvlad numbers.
+"""scipy.integrate.quad and solve_ivp of problems carrying dvlad numbers.
 
 quad is QUADPACK in Fortran: it converts the integrand's value to a double, which for a dvlad
 number raises.  Installed over scipy.integrate.quad: when the limits or ``args`` carry dvlad
@@ -8,16 +8,22 @@ stripped) and reports its adaptive partition; on that partition, each subinterva
 moving linearly with the limits a and b.  The result is scipy's value plus that sum's
 perturbations: d/dθ ∫ f = ∫ ∂f/∂θ (the same rule on the partition that made f accurate), and
 the limits' derivatives f(b)·db − f(a)·da come from the moving nodes, in every mode and order.
-Finite limits only; weighted integrals (``weight=``) raise NotDifferentiableError.  Calls
-without dvlad numbers are scipy's own.
+Finite limits only; weighted integrals (``weight=``) raise NotDifferentiableError.
+
+solve_ivp casts y0 to floats.  With dvlad numbers in y0, in ``args`` or in what fun returns,
+scipy solves the primal problem on its own time grid, and :func:`dvlad.odeint` (tangent and
+adjoint systems, every mode and order) solves it again at those times with the same rtol and
+atol; the answer is scipy's solution plus odeint's perturbations.  A fun that closes over a
+perturbed variable raises TagOrderError (pass it through ``args``); ``events`` and
+``dense_output`` raise NotDifferentiableError.  Calls without dvlad numbers are scipy's own.
 """
 import math
 
 import numpy as np
 
-from .scipy_optimize import _Carried, _carries, _watched
+from .scipy_optimize import _Carried, _carries, _plain, _watched
 from ..core.number import ADNumber, strip
-from ..core.tags import NotDifferentiableError
+from ..core.tags import NotDifferentiableError, TagOrderError
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(21)
 
@@ -72,11 +78,58 @@ def _on_partition(func, args, a, b, a0, b0, info):
     return total
 
 
+def _solve_ivp(original):
+    def solve_ivp(fun, t_span, y0, method="RK45", t_eval=None, dense_output=False,
+                  events=None, vectorized=False, args=None, **options):
+        """scipy's solve_ivp; with dvlad numbers in y0, args or what fun returns: scipy's
+        solution on its own time grid, plus the perturbations of dvlad.odeint's at those times
+        (same rtol and atol): derivatives in y0 and the parameters, every mode and order."""
+        extra = tuple(args) if args is not None else ()
+        call = (original, t_span, method, t_eval, dense_output, events, vectorized)
+        if not _carries(y0) and not any(_carries(v) for v in extra):
+            try:
+                return original(_watched(fun), t_span, y0, method, t_eval, dense_output, events,
+                                vectorized, args, **options)
+            except _Carried:
+                pass
+        return _solve_ivp_perturbed(fun, y0, extra, call, options)
+    return solve_ivp
+
+
+def _solve_ivp_perturbed(fun, y0, extra, call, options):
+    from .odeint import odeint
+    original, t_span, method, t_eval, dense_output, events, vectorized = call
+    if _carries(t_span) or _carries(t_eval):
+        raise NotDifferentiableError("scipy.integrate.solve_ivp: times carrying dvlad numbers "
+                                     "are not differentiated (a moving end: add dy/dt·dT)")
+    if events is not None or dense_output:
+        raise NotDifferentiableError("scipy.integrate.solve_ivp with events= or dense_output=, "
+                                     "of a problem carrying dvlad numbers: use t_eval")
+    res = original(lambda t, y: _plain(fun(t, y, *extra)), t_span, _plain(y0), method, t_eval,
+                   False, None, vectorized, None, **options)
+    if res.status < 0:
+        raise NotDifferentiableError(f"scipy.integrate.solve_ivp failed ({res.message}): its "
+                                     f"solution has no derivative")
+    t0 = float(t_span[0])                   # odeint's first time is y0's: t_eval may not be
+    first = int(res.t.size == 0 or res.t[0] != t0)
+    try:
+        ys = odeint(lambda y, t, *a: fun(t, y, *a), y0, np.concatenate([[t0] * first, res.t]),
+                    args=extra, rtol=options.get("rtol", 1e-3),
+                    atol=options.get("atol", 1e-6))[first:]
+    except TagOrderError:
+        raise TagOrderError("scipy.integrate.solve_ivp: fun closes over a variable that a "
+                            "derivative is perturbing; pass it through args=(...) (fun(t, y, "
+                            "*args)), so that its derivative is counted") from None
+    res.y = res.y + np.transpose(ys - strip(ys))
+    return res
+
+
 def install(integrate):
-    original = getattr(integrate, "quad", None)
-    if original is None or getattr(original, "_dvlad", False):
-        return
-    ours = _quad(original)
-    ours.__name__ = ours.__qualname__ = "quad"
-    ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
-    integrate.quad = ours
+    for name, make in (("quad", _quad), ("solve_ivp", _solve_ivp)):
+        original = getattr(integrate, name, None)
+        if original is None or getattr(original, "_dvlad", False):
+            continue
+        ours = make(original)
+        ours.__name__ = ours.__qualname__ = name
+        ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
+        setattr(integrate, name, ours)
