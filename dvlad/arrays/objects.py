@@ -205,8 +205,8 @@ def numpy_array_of(x, dtype=None, copy=None):
                 f"into a float array), which would drop its derivative. Build arrays of dvlad "
                 f"numbers with np.array([...]), np.stack or np.concatenate, assign into an array "
                 f"that is a dvlad number (h[i] = x), or use dvlad.primal(x) to drop the "
-                f"derivative on purpose. (scipy.integrate.odeint and solve_ivp convert what "
-                f"they are given so: use dvlad.odeint, their differentiable drop-in.)")
+                f"derivative on purpose. (scipy.integrate.odeint converts what it is given so: "
+                f"use dvlad.odeint, its differentiable drop-in.)")
         return np.asarray(strip(x), dtype=dtype)
     shp = A.shape(x)
     elements = pending_elements(x, shp) or unpack(x)       # (pending: see dvlad.arrays.elements)
