@@ -18,9 +18,10 @@ derivative is undefined, and the values are those of the formulas above.
 import numpy as np
 
 from . import primitives as A
-from .factorizations import dtype_of, mT
+from .factorizations import mT
 from .linalg import matmul
 from .primitives import _Apply, _primitive
+from .scipy_linalg import block_frechet
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
 
@@ -102,25 +103,13 @@ def sqrtm(a, disp=True, blocksize=64):
 
 # ---- primary matrix functions by the block identity ---------------------------------------------
 
-def _block(f, a, e, *params):
-    """L_f(a, e): the upper right block of f([[a, e], [0, a]]), e scaled to a's size first (L
-    is linear in e), as expm's frechet."""
-    n = A.shape(a)[-1]
-    size_a = np.max(np.abs(strip(a)), axis=(-2, -1), keepdims=True)
-    size_e = np.max(np.abs(strip(e)), axis=(-2, -1), keepdims=True)
-    s = np.where(size_e == 0, 1.0, size_e / np.where(size_a == 0, 1.0, size_a))
-    zero = np.zeros(A.shape(a), dtype_of(a))
-    big = A.concatenate([A.concatenate([a, e / s], -1), A.concatenate([zero, a], -1)], -2)
-    return A.getitem(f(big, *params), (Ellipsis, slice(0, n), slice(n, None))) * s
-
-
 def _matrix_function(name):
     def value(a, *params):
         return _real(getattr(_scipy(), name)(a, *params), name)
 
     def partials(a, *params):
-        return (_Apply(lambda t: _block(prim, a, t, *params),
-                       lambda s: _block(prim, mT(a), s, *params)),) + (None,) * len(params)
+        return (_Apply(lambda t: block_frechet(prim, a, t, *params),
+                       lambda s: block_frechet(prim, mT(a), s, *params)),) + (None,) * len(params)
     prim = _primitive(name, value, partials)
 
     def function(a, *params):

@@ -13,7 +13,8 @@ from .linalg import _square
 from .primitives import _Apply, _primitive
 from ..core.number import ADNumber, strip
 
-__all__ = ["expm", "solve_triangular", "cho_factor", "cho_solve", "pade_expm", "frechet"]
+__all__ = ["expm", "solve_triangular", "cho_factor", "cho_solve", "pade_expm", "frechet",
+           "block_frechet"]
 
 
 def _as_array(a):
@@ -56,18 +57,24 @@ def _expm_value(a):
     return scipy_expm(a)
 
 
-def frechet(a, e):
-    """L(a, e), the Fréchet derivative of expm at a in direction e: the upper right block of
-    expm([[a, e], [0, a]]) (Mathias 1996), with e scaled to a's size first (L is linear in e:
-    L(a, e) = s·L(a, e/s)), else a large e (a reverse sweep's sensitivity) makes the block
-    matrix large and expm square it more often, and loses L's digits."""
+def block_frechet(f, a, e, *params):
+    """L_f(a, e), the Fréchet derivative of the matrix function f at a in direction e: the upper
+    right block of f([[a, e], [0, a]]) (Higham 2008, Theorem 3.6; Mathias 1996 for expm), with e
+    scaled to a's size first (L is linear in e: L(a, e) = s·L(a, e/s)), else a large e (a
+    reverse sweep's sensitivity) makes the block matrix large (expm squares it more often) and
+    loses L's digits."""
     n = A.shape(a)[-1]
     size_a = np.max(np.abs(strip(a)), axis=(-2, -1), keepdims=True)
     size_e = np.max(np.abs(strip(e)), axis=(-2, -1), keepdims=True)
     s = np.where(size_e == 0, 1.0, size_e / np.where(size_a == 0, 1.0, size_a))
     zero = np.zeros(A.shape(a), dtype_of(a))
     big = A.concatenate([A.concatenate([a, e / s], -1), A.concatenate([zero, a], -1)], -2)
-    return A.getitem(expm(big), (Ellipsis, slice(0, n), slice(n, None))) * s
+    return A.getitem(f(big, *params), (Ellipsis, slice(0, n), slice(n, None))) * s
+
+
+def frechet(a, e):
+    """L(a, e), the Fréchet derivative of expm at a in direction e (:func:`block_frechet`)."""
+    return block_frechet(expm, a, e)
 
 
 expm = _primitive("expm", _expm_value, lambda r, a: (

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .scipy_optimize import _Carried, _carries, _plain, _watched
+from .scipy_optimize import _Carried, _carries, _plain, _watched, replace
 from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError, TagOrderError
 
@@ -126,10 +126,4 @@ def _solve_ivp_perturbed(fun, y0, extra, call, options):
 
 def install(integrate):
     for name, make in (("quad", _quad), ("solve_ivp", _solve_ivp)):
-        original = getattr(integrate, name, None)
-        if original is None or getattr(original, "_dvlad", False):
-            continue
-        ours = make(original)
-        ours.__name__ = ours.__qualname__ = name
-        ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
-        setattr(integrate, name, ours)
+        replace(integrate, name, make)

@@ -169,23 +169,24 @@ def _on_a_bound(x, bounds):
     return bool(np.any(np.isclose(x, lo) | np.isclose(x, hi)))
 
 
+def replace(owner, name, make, also=None):
+    """owner.name ← make(original) (and also.name, where it is the same original), keeping its
+    name, docstring and the original as ``__wrapped__``; once only."""
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, "_dvlad", False):
+        return
+    ours = make(original)
+    ours.__name__ = ours.__qualname__ = name
+    ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
+    setattr(owner, name, ours)
+    if also is not None and getattr(also, name, None) is original:
+        setattr(also, name, ours)
+
+
 def install(optimize):
     """Put the versions above in scipy.optimize (and its _zeros_py, where root_scalar looks)."""
     zeros = __import__("scipy.optimize._zeros_py", fromlist=["brentq"])
     for name in ("brentq", "brenth", "ridder", "bisect", "toms748"):
-        original = getattr(zeros, name, None)
-        if original is None or getattr(original, "_dvlad", False):
-            continue
-        ours = _bracketing(original)
-        ours.__name__ = ours.__qualname__ = name
-        ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
-        setattr(zeros, name, ours)
-        if getattr(optimize, name, None) is original:
-            setattr(optimize, name, ours)
+        replace(zeros, name, _bracketing, also=optimize)
     for name, make in (("fsolve", _fsolve), ("root", _root), ("minimize", _minimize)):
-        original = getattr(optimize, name, None)
-        if original is not None and not getattr(original, "_dvlad", False):
-            ours = make(original)
-            ours.__name__ = ours.__qualname__ = name
-            ours.__doc__, ours.__wrapped__, ours._dvlad = original.__doc__, original, True
-            setattr(optimize, name, ours)
+        replace(optimize, name, make)
