@@ -126,3 +126,19 @@ def test_the_max_of_a_python_float_stays_float64():
     d = dvlad.derivative(lambda s: np.max(s * s))(0.1)
     assert d == 0.2 and np.asarray(d).dtype == np.float64
     assert dvlad.gradient_f(lambda s: np.min(s * s, initial=1.0))(0.1) == 0.2
+
+
+def test_masked_reductions_are_traced_by_compile_and_replay_right():
+    mask = np.array([True, False, True])
+    fs = [lambda x: np.min(x * 2, where=mask, initial=9.0), lambda x: np.std(x, where=mask, ddof=1),
+          lambda x: np.max(x, where=mask, initial=-np.inf) + np.mean(x, where=mask)]
+    x = np.array([1.0, 2.0, 3.0])
+    for f in fs:
+        c = dvlad.compile(dvlad.gradient_r(f))
+        for v in (x, x + 1, x[::-1].copy(), x - 10):
+            np.testing.assert_allclose(c(v), dvlad.gradient_r(f)(v), rtol=1e-15)
+        assert "1 trace(s) kept" in c.explain(), c.explain()
+    c = dvlad.compile(dvlad.gradient_r(fs[2]))
+    c(x)
+    with pytest.raises(dvlad.NotDifferentiableError, match="among lanes left out"):
+        c(np.array([-np.inf, 2.0, -np.inf]))

@@ -38,11 +38,11 @@ def masked(fn, a, axis=None, keepdims=False, initial=np._NoValue, where=np._NoVa
     given = {} if initial is np._NoValue else {"initial": strip(initial)}
     if where is not np._NoValue:
         given["where"] = np.asarray(strip(where), bool)
-    r0 = numpy_fn(np.asarray(strip(a)), axis=axis, keepdims=keepdims, **given)  # numpy's errors
+    r0 = numpy_fn(_primal(a), axis=axis, keepdims=keepdims, **given)   # numpy's errors
     m = given.get("where")
     if m is not None:
         m = np.broadcast_to(m, A.shape(a))
-        if fn in (A.amax, A.amin) and not m.all() and np.any(np.asarray(r0) == fill):
+        if fn in (A.amax, A.amin) and not m.all() and np.any(r0 == fill):
             raise NotDifferentiableError(
                 f"numpy.{numpy_fn.__name__} with where=: a result of {fill} among lanes left out "
                 f"(filled with {fill}): dvlad does not split its derivative; leave the "
@@ -58,6 +58,13 @@ def masked(fn, a, axis=None, keepdims=False, initial=np._NoValue, where=np._NoVa
         r = fn(a, axis, keepdims)
         return r + initial if fn is A.sum else r * initial
     return _one_more_lane(fn, a, axis, keepdims, initial)
+
+
+def _primal(a):
+    """a's primal as an array for numpy's own checks (a traced array as it is: dvlad.compile
+    records the check instead of abandoning its trace)."""
+    p = strip(a)
+    return p if isinstance(p, np.ndarray) else np.asarray(p)
 
 
 def _float_dtype(a):
@@ -100,7 +107,7 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=np
     shp = A.shape(a)
     if where is not np._NoValue:
         m = np.asarray(strip(where), bool)
-        np.var(np.asarray(strip(a)), axis=axis, ddof=ddof, where=m)     # numpy's errors
+        np.var(_primal(a), axis=axis, ddof=ddof, where=m)               # numpy's errors
         m = np.broadcast_to(m, shp)
         d = A.where(m, a - masked(A.mean, a, axis, True, where=m), 0.0)
         n = np.maximum(np.sum(m, axis=axis, keepdims=bool(keepdims)) - ddof, 0)
