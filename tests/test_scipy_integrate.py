@@ -98,3 +98,20 @@ def test_solve_ivp_what_it_cannot_follow_raises_by_name():
                                           events=lambda t, z, k: z[0] - 0.5).y[0, -1])(0.7)
     plain = solve_ivp(lambda t, z: -z, (0.0, 1.0), [1.0])
     assert plain.y[0, -1] == solve_ivp.__wrapped__(lambda t, z: -z, (0.0, 1.0), [1.0]).y[0, -1]
+
+
+def test_equal_limits_still_move_and_breakpoints_carry_no_derivative():
+    # ∫_1^b cos at b = 1: the value 0, the derivative cos 1 (the ends move though they meet)
+    assert ad.derivative(lambda b: quad(np.cos, 1.0, b)[0])(1.0) == pytest.approx(np.cos(1.0))
+    assert ad.derivative(lambda t: quad(np.cos, t, 2 * t)[0])(0.0) == pytest.approx(1.0)
+    assert ad.gradient_r(lambda t: quad(np.cos, t, 2 * t)[0])(0.0) == pytest.approx(1.0)
+    assert ad.derivative(lambda c: quad(lambda x: abs(x - 0.5), 0.0, 1.0, points=[c])[0]
+                         )(0.5) == 0.0
+
+
+def test_solve_ivp_with_a_jacobian_taking_args_and_a_tolerance_per_component():
+    end = lambda k: solve_ivp(lambda t, y, k: -k * y, (0.0, 1.0), [1.0, 2.0], method="BDF",
+                              jac=lambda t, y, k: -k * np.eye(2), args=(k,), rtol=1e-10,
+                              atol=[1e-12, 1e-12]).y[:, -1]
+    np.testing.assert_allclose(ad.derivative(end)(0.7), -np.exp(-0.7) * np.array([1.0, 2.0]),
+                               rtol=1e-7)

@@ -34,6 +34,8 @@ def _quad(original):
         """scipy's quad; with dvlad numbers, the sum described in the module docstring."""
         if not isinstance(args, tuple):
             args = (args,)
+        if points is not None and _carries(points):     # breakpoints: where quad looks harder,
+            points = _plain(points)                     # with no derivative of their own
         if not any(_carries(v) for v in (a, b) + args):
             try:
                 return original(_watched(func), a, b, args, full_output, epsabs, epsrel,
@@ -62,14 +64,13 @@ def _quad(original):
 
 
 def _on_partition(func, args, a, b, a0, b0, info):
-    if a0 == b0:
-        return 0.0
-    last = int(info.get("last", 0))
+    last = int(info.get("last", 0)) if a0 != b0 else 0
     ends = sorted(set(info["alist"][:last]) | set(info["blist"][:last])) if last else [a0, b0]
-    scale = (b - a) / (b0 - a0)
+    scale = (b - a) / (b0 - a0) if a0 != b0 else None
     total = 0.0
     for left, right in zip(ends[:-1], ends[1:]):
-        lo, hi = a + (left - a0) * scale, a + (right - a0) * scale
+        # (equal limits: one interval of length 0, whose ends still move: f(b)·db − f(a)·da)
+        lo, hi = (a, b) if scale is None else (a + (left - a0) * scale, a + (right - a0) * scale)
         mid, half = (lo + hi) * 0.5, (hi - lo) * 0.5
         part = 0.0
         for t, w in zip(_NODES, _WEIGHTS):
@@ -105,6 +106,9 @@ def _solve_ivp_perturbed(fun, y0, extra, call, options):
     if events is not None or dense_output:
         raise NotDifferentiableError("scipy.integrate.solve_ivp with events= or dense_output=, "
                                      "of a problem carrying dvlad numbers: use t_eval")
+    jac = options.get("jac")
+    if callable(jac):                       # (it takes args too; the primal solve, plain)
+        options = dict(options, jac=lambda t, y: _plain(jac(t, y, *extra)))
     res = original(lambda t, y: _plain(fun(t, y, *extra)), t_span, _plain(y0), method, t_eval,
                    False, None, vectorized, None, **options)
     if res.status < 0:
@@ -114,8 +118,8 @@ def _solve_ivp_perturbed(fun, y0, extra, call, options):
     first = int(res.t.size == 0 or res.t[0] != t0)
     try:
         ys = odeint(lambda y, t, *a: fun(t, y, *a), y0, np.concatenate([[t0] * first, res.t]),
-                    args=extra, rtol=options.get("rtol", 1e-3),
-                    atol=options.get("atol", 1e-6))[first:]
+                    args=extra, rtol=options.get("rtol", 1e-3),     # (one atol: odeint's
+                    atol=float(np.min(options.get("atol", 1e-6))))[first:]   # system is larger)
     except TagOrderError:
         raise TagOrderError("scipy.integrate.solve_ivp: fun closes over a variable that a "
                             "derivative is perturbing; pass it through args=(...) (fun(t, y, "
