@@ -62,3 +62,29 @@ def test_metrics_without_a_derivative_raise_by_name():
         ad.gradient_r(lambda a: np.sum(ssd.cdist(a, B, "hamming")))(A)
     with pytest.raises(ValueError, match="same number of columns"):
         ad.gradient_r(lambda a: np.sum(ssd.cdist(a, B[:, :2])))(A)
+
+
+WEIGHTED = [(m, {"w": np.array([1.0, 0.0, 2.0])}) for m in (
+    "cosine", "correlation", "braycurtis", "canberra", "chebyshev", "euclidean", "cityblock")] + [
+    ("minkowski", {"p": np.inf}), ("minkowski", {"p": np.inf, "w": np.array([1.0, 0.0, 2.0])})]
+
+
+@pytest.mark.parametrize("metric, kw", WEIGHTED, ids=[f"{m}{sorted(k)}{k.get('p', '')}"
+                                                      for m, k in WEIGHTED])
+def test_weights_and_an_infinite_p_as_scipy(metric, kw):
+    got = ad.jvp(lambda a: ssd.cdist(a, B, metric, **kw), A, A)[0]
+    np.testing.assert_allclose(got, ssd.cdist(A, B, metric, **kw), rtol=1e-13, atol=1e-15)
+    got = ad.jvp(lambda a: ssd.pdist(a, metric, **kw), A, A)[0]
+    np.testing.assert_allclose(got, ssd.pdist(A, metric, **kw), rtol=1e-13, atol=1e-15)
+    ad.check_grads(lambda a: np.sum(np.sin(ssd.cdist(a, B, metric, **kw))), A, order=2)
+
+
+def test_out_is_refused_and_squareform_takes_an_array_of_dvlad_numbers():
+    with pytest.raises(ad.NotDifferentiableError, match="out="):
+        ad.gradient_r(lambda a: np.sum(ssd.cdist(a, B, out=np.zeros((4, 5)))))(A)
+    assert ad.derivative(lambda t: np.sum(ssd.squareform(np.array([[0.0, t], [t, 0.0]]))))(
+        0.7) == 1.0
+    w = np.array([1.0, 0.0, 2.0])
+    for fn in (ssd.cosine, ssd.correlation):
+        assert ad.jvp(lambda u: fn(u, B[0], w=w), A[0], A[0])[0] == \
+            pytest.approx(fn(A[0], B[0], w=w), rel=1e-13)

@@ -22,11 +22,21 @@ def _sum(x, w):
     return np.sum(x if w is None else x * w, axis=-1)
 
 
-def _cosine(a, b, centered):
+def _cosine(a, b, centered, w=None):
+    """scipy's correlation (centered) or cosine distance, w normalised to sum 1 as scipy's."""
+    if w is not None:
+        w = w / np.sum(w)
     if centered:
-        a = a - np.mean(a, axis=-1, keepdims=True)
-        b = b - np.mean(b, axis=-1, keepdims=True)
-    return 1.0 - np.sum(a * b, axis=-1) / np.sqrt(np.sum(a * a, axis=-1) * np.sum(b * b, axis=-1))
+        a = a - (np.mean(a, axis=-1, keepdims=True) if w is None
+                 else np.sum(a * w, axis=-1, keepdims=True))
+        b = b - (np.mean(b, axis=-1, keepdims=True) if w is None
+                 else np.sum(b * w, axis=-1, keepdims=True))
+    return 1.0 - _sum(a * b, w) / np.sqrt(_sum(a * a, w) * _sum(b * b, w))
+
+
+def _chebyshev(d, w):
+    """max |d| over the lanes, those of a zero (or negative) weight left out, as scipy's."""
+    return np.max(np.abs(d) if w is None else np.abs(d) * (strip(w) > 0), axis=-1)
 
 
 def _metric(name, a, b, kwargs):
@@ -41,9 +51,11 @@ def _metric(name, a, b, kwargs):
         return _sum(np.abs(d), w)
     if name == "minkowski":
         p = kwargs.get("p", 2.0)
+        if strip(p) == np.inf:
+            return _chebyshev(d, w)
         return _sum(np.abs(d) ** p, w) ** (1.0 / p)
     if name == "chebyshev":
-        return np.max(np.abs(d), axis=-1)
+        return _chebyshev(d, w)
     if name == "seuclidean":
         v = kwargs.get("V")
         if v is None:
@@ -56,13 +68,13 @@ def _metric(name, a, b, kwargs):
                                          "covariance)")
         return np.sqrt(np.sum((d @ vi) * d, axis=-1))
     if name in ("cosine", "correlation"):
-        return _cosine(a, b, name == "correlation")
+        return _cosine(a, b, name == "correlation", w)
     if name == "braycurtis":
-        return np.sum(np.abs(d), axis=-1) / np.sum(np.abs(a + b), axis=-1)
+        return _sum(np.abs(d), w) / _sum(np.abs(a + b), w)
     if name == "canberra":
         den = np.abs(a) + np.abs(b)
         zero = strip(den) == 0
-        return np.sum(np.where(zero, 0.0, np.abs(d) / np.where(zero, 1.0, den)), axis=-1)
+        return _sum(np.where(zero, 0.0, np.abs(d) / np.where(zero, 1.0, den)), w)
     raise NotDifferentiableError(
         f"scipy.spatial.distance: the metric {name!r} has no dvlad derivative (differentiable: "
         f"euclidean, sqeuclidean, cityblock, minkowski, chebyshev, seuclidean, mahalanobis, "
@@ -86,8 +98,15 @@ def _points(x, name):
     return x
 
 
+def _no_out(out, name):
+    if out is not None:
+        raise NotDifferentiableError(f"scipy.spatial.distance.{name} with out= of dvlad "
+                                     f"numbers: use the returned array")
+
+
 def cdist(XA, XB, metric="euclidean", *, out=None, **kwargs):
     """scipy's cdist: the (mA, mB) distances between the rows of XA and XB."""
+    _no_out(out, "cdist")
     XA, XB = _points(XA, "XA"), _points(XB, "XB")
     if np.shape(XA)[1] != np.shape(XB)[1]:
         raise ValueError("XA and XB must have the same number of columns (i.e. feature "
@@ -99,6 +118,7 @@ def cdist(XA, XB, metric="euclidean", *, out=None, **kwargs):
 
 def pdist(X, metric="euclidean", *, out=None, **kwargs):
     """scipy's pdist: the condensed distances of the pairs i < j of X's rows, in scipy's order."""
+    _no_out(out, "pdist")
     X = _points(X, "X")
     i, j = np.triu_indices(np.shape(X)[0], 1)
     return _pairs(metric, X[i], X[j], kwargs)
@@ -107,7 +127,7 @@ def pdist(X, metric="euclidean", *, out=None, **kwargs):
 def squareform(X, force="no", checks=True):
     """scipy's squareform: condensed distances to the symmetric matrix with a zero diagonal,
     or back (the matrix's entries i < j)."""
-    X = X if isinstance(X, ADNumber) else np.asarray(X)
+    X = X if isinstance(X, ADNumber) else repack(np.asarray(X))
     if np.ndim(X) == 1:
         m = len(strip(X))
         n = int(np.ceil(np.sqrt(2 * m)))
@@ -131,10 +151,8 @@ def _pair(centered):
     def distance(u, v, w=None, centered=centered):
         """scipy's cosine or correlation distance of two vectors, clipped to [0, 2] as
         scipy's."""
-        if w is not None:
-            raise NotDifferentiableError("scipy.spatial.distance.cosine/correlation with w= of "
-                                         "dvlad numbers: weight the vectors yourself")
-        return np.clip(_cosine(_points([u], "u")[0], _points([v], "v")[0], centered), 0.0, 2.0)
+        return np.clip(_cosine(_points([u], "u")[0], _points([v], "v")[0], centered,
+                               None if w is None else _points([w], "w")[0]), 0.0, 2.0)
     return distance
 
 
