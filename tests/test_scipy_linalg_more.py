@@ -133,3 +133,18 @@ def test_what_is_not_a_function_of_the_matrix_raises():
         ad.gradient_r(lambda a: np.sum(sl.lu_factor(a)[0]))(np.full((2, 2), np.nan))
     with pytest.raises(ad.NotDifferentiableError, match="scipy.linalg.schur"):
         ad.gradient_r(lambda a: np.sum(sl.schur(a)[0]))(GEN)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 3), (2, 4, 3), (4, 3)])
+@pytest.mark.parametrize("kw", [{"mode": "r"}, {"mode": "r", "pivoting": True},
+                                {"mode": "economic", "pivoting": True}])
+def test_qr_of_stacks_with_pivoting_or_r_only_as_scipy(shape, kw):
+    x = np.random.default_rng(1).standard_normal(shape)
+    got, want = ad.jvp(lambda a: sl.qr(a, **kw), x, x)[0], sl.qr(x, **kw)
+    want = (want,) if isinstance(want, np.ndarray) and len(shape) == 2 else want
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+    ad.check_grads(lambda a: np.sum(np.asarray(sl.qr(a, **kw)[0 if kw["mode"] == "r" else 1])
+                                    ** 3), x, order=2)

@@ -274,11 +274,12 @@ def _linalg_qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
     if pivoting:
         import scipy.linalg
         perm = scipy.linalg.qr(strip(a), mode="r", pivoting=True)[1]
-        a = a[..., perm]
+        a = np.take_along_axis(a, np.broadcast_to(perm[..., None, :], np.shape(a)), axis=-1)
     m, n = np.shape(a)[-2:]
     if mode == "r":
         r = np.linalg.qr(a, mode="r")
-        out = (np.concatenate([r, np.zeros((m - n, n))]) if m > n else r,)
+        r = np.concatenate([r, np.zeros(np.shape(r)[:-2] + (m - n, n))], -2) if m > n else r
+        out = (r,) if np.ndim(r) == 2 else r        # (scipy's batched qr: the array itself)
     elif mode == "economic" or mode == "full" and m <= n:
         out = tuple(np.linalg.qr(a, mode="reduced"))
     else:
@@ -286,7 +287,7 @@ def _linalg_qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False,
             f"scipy.linalg.qr(mode={mode!r}) of a dvlad number: " + (
                 "Q's last m − n columns of a tall matrix are not a function of it: use "
                 "mode='economic' (or 'r')" if mode == "full" else "use mode 'economic' or 'r'"))
-    return out + (perm,) if pivoting else out
+    return (out if isinstance(out, tuple) else (out,)) + (perm,) if pivoting else out
 
 
 def _linalg_lstsq(a, b, cond=None, overwrite_a=False, overwrite_b=False, check_finite=True,
