@@ -53,3 +53,21 @@ def test_a_signature_with_dvlad_numbers_raises_by_name():
     with pytest.raises(ad.NotDifferentiableError, match="signature"):
         ad.gradient_r(lambda x: inner(x, X))(X)
     assert inner(X, X) == pytest.approx(np.dot(X, X))
+
+
+def test_a_dvlad_number_reaching_f_through_a_closure_or_an_excluded_argument():
+    # f returns plain 0.0 for the first element, then dvlad numbers; and with otypes=[float]
+    grid = np.arange(3.0)
+    assert ad.derivative(lambda a: np.vectorize(lambda t: a * t if t > 0 else 0.0)(grid))(
+        2.0).tolist() == [0.0, 1.0, 2.0]
+    assert ad.gradient_r(lambda a: np.sum(np.vectorize(lambda t: a * t, otypes=[float])(grid))
+                         )(2.0) == 3.0
+    scaled = np.vectorize(lambda t, s: s * t, excluded={1})
+    assert ad.derivative(lambda a: np.sum(scaled(grid, a)))(2.0) == 3.0
+
+
+def test_an_integer_otype_truncates_as_numpy_with_derivative_zero():
+    f = np.vectorize(lambda t: 2.5 * t, otypes=[int])
+    value, tangent = ad.jvp(f, np.arange(3.0), np.ones(3))
+    assert value.tolist() == f(np.arange(3.0)).tolist() == [0, 2, 5]
+    assert not np.any(tangent)

@@ -6,13 +6,16 @@ float ``otypes`` would convert dvlad numbers to floats.  Installed over
 ``np.vectorize._vectorize_call``: when an argument carries a dvlad number, f runs on each
 element (a scalar dvlad number; broadcasting as numpy's), and each output's elements are packed
 into one array-valued number (:func:`dvlad.arrays.objects.repack`), so f's derivative is that
-of f element by element, in every mode and nested.  Calls without dvlad numbers, and those with
-a ``signature``, are numpy's own (a signature with dvlad numbers raises by name).
+of f element by element, in every mode and nested.  A dvlad number that reaches f another way (a
+closure, an ``excluded`` argument) is found when f returns one: numpy's call stops there and
+starts again this way.  An integer or boolean ``otypes`` truncates as numpy (derivative 0).
+Calls without dvlad numbers, and those with a ``signature``, are numpy's own (a signature with
+dvlad numbers raises by name).
 """
 import numpy as np
 
 from .objects import Tracked, repack
-from ..core.number import ADNumber
+from ..core.number import ADNumber, strip
 from ..core.tags import NotDifferentiableError
 
 
@@ -30,10 +33,20 @@ def _elements(a):
 
 
 def _output(out, otype):
+    """An output of f, element by element: one array-valued number where it holds dvlad
+    numbers (an integer or boolean otype: the truncated primal, derivative 0, as astype);
+    else numpy's array of the otype."""
     packed = repack(out)
-    if isinstance(packed, ADNumber):
-        return packed
-    return np.asanyarray(out, dtype=otype)
+    if not isinstance(packed, ADNumber):
+        return np.asanyarray(out, dtype=otype)
+    kind = np.dtype(otype).kind
+    if kind in "iub":
+        return np.asanyarray(strip(packed)).astype(otype)
+    return packed if kind == "O" else packed.astype(otype)
+
+
+class _Carried(Exception):
+    """f returned a dvlad number where no argument carried one (a closure, an excluded one)."""
 
 
 def install():
@@ -43,7 +56,15 @@ def install():
 
     def _vectorize_call(self, func, args):
         if not any(_carries(a) for a in args):
-            return original(self, func, args)
+            def watched(*xs):
+                r = func(*xs)
+                if _carries(r) or type(r) is tuple and any(_carries(e) for e in r):
+                    raise _Carried
+                return r
+            try:
+                return original(self, watched if args else func, args)
+            except _Carried:
+                pass
         if self.signature is not None:
             raise NotDifferentiableError(
                 "np.vectorize with a signature has no dvlad rule for dvlad numbers: loop over "
