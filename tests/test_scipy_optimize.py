@@ -94,3 +94,28 @@ def test_minimizers_on_a_bound_or_under_constraints_raise():
                                 constraints=[{"type": "eq", "fun": lambda w: w[0] - w[1]}]).x
     with pytest.raises(ad.NotDifferentiableError, match="constraints"):
         ad.derivative(g)(0.5)
+
+
+def test_starts_holding_dvlad_numbers_hessp_a_scalar_start_and_a_near_bound():
+    want = np.array([1.0, 1.0]) / 3.0
+    np.testing.assert_allclose(
+        ad.derivative(lambda a: so.fsolve(system, np.array([a, 1.0]), args=(a,)))(2.0), want,
+        rtol=1e-12)
+    np.testing.assert_allclose(
+        ad.derivative(lambda a: so.root(system, np.array([a, 1.0]), args=(a,)).x)(2.0), want,
+        rtol=1e-12)
+    # x* of (x − a)² + x⁴: 2(x − a) + 4x³ = 0, dx*/da = 2/(2 + 12x²)
+    x = so.brentq(lambda x: 2 * (x - 1.0) + 4 * x ** 3, 0.0, 1.0, xtol=1e-15)
+    slope = 2.0 / (2.0 + 12.0 * x * x)
+    quartic = lambda x, a: np.sum((x - a) ** 2 + x ** 4)
+    assert ad.derivative(lambda a: so.minimize(quartic, 0.0, args=(a,)).x[0])(1.0) == \
+        pytest.approx(slope, rel=1e-10)
+    hessp = lambda x, p, a: (2.0 + 12.0 * x ** 2) * p
+    jac = lambda x, a: 2.0 * (x - a) + 4.0 * x ** 3
+    got = ad.derivative(lambda a: so.minimize(quartic, np.zeros(2), args=(a,), jac=jac,
+                                              hessp=hessp, method="trust-ncg").x)(1.0)
+    np.testing.assert_allclose(got, [slope, slope], rtol=1e-10)
+    # a minimizer near a bound but not on it is interior
+    near = lambda a: so.minimize(lambda x: a * (x[0] - 1000.0) ** 2, np.array([0.0]),
+                                 bounds=[(0.0, 1000.005)]).x
+    assert ad.derivative(near)(1.0).tolist() == [0.0]

@@ -90,12 +90,12 @@ def _fsolve(original):
         if not isinstance(args, tuple):
             args = (args,)
         try:
-            return original(_watched(func), strip(x0), args, *rest, **kwargs)
+            return original(_watched(func), _start(x0), args, *rest, **kwargs)
         except _Carried:
             pass
         kwargs.pop("fprime", None)
         rest = rest[1:] if rest else rest       # (fprime, positional: not used for the primal)
-        out = original(_array_function(func, args), np.asarray(strip(x0), float), (), None,
+        out = original(_array_function(func, args), _start(x0), (), None,
                        *rest, **kwargs)
         x0, info = (out[0], out[1:]) if isinstance(out, tuple) else (out, None)
         x = root(lambda x: func(x, *args), np.asarray(x0, dtype=float))
@@ -110,11 +110,11 @@ def _root(original):
         if not isinstance(args, tuple):
             args = (args,)
         try:
-            return original(_watched(fun), strip(x0), args, method, jac, *rest, **kwargs)
+            return original(_watched(fun), _start(x0), args, method, jac, *rest, **kwargs)
         except _Carried:
             pass
         value = (lambda x, *a: fun(x, *a)[0]) if jac is True else fun    # (f, J) pairs: f
-        res = original(_array_function(value, args), np.asarray(strip(x0), float), (), method,
+        res = original(_array_function(value, args), _start(x0), (), method,
                        None, *rest, **kwargs)
         res.x = root(lambda x: value(x, *args), np.asarray(res.x, dtype=float))
         return res
@@ -122,10 +122,22 @@ def _root(original):
 
 
 def _plain_callable(fn, args):
+    """fn (jac, hess, hessp: x and hessp's p first, then args) on the primal: plain values."""
     if not callable(fn):
         return fn
-    return lambda x, *_: (lambda r: (float(strip(r[0])), _plain(r[1])) if isinstance(r, tuple)
-                          else _plain(r))(fn(x, *args))
+    return lambda x, *rest: (lambda r: (float(strip(r[0])), _plain(r[1])) if isinstance(r, tuple)
+                             else _plain(r))(fn(x, *rest, *args))
+
+
+def _start(x0):
+    """x0 for scipy: its primal as floats (an np.array([...]) of dvlad numbers too)."""
+    return _plain(x0) if _carries(x0) or isinstance(x0, np.ndarray) and x0.dtype == object \
+        else x0
+
+
+def _scalar(v):
+    """f's value as one number (scipy calls f on arrays of shape (1,) for a scalar x0)."""
+    return np.reshape(v, ()) if np.ndim(strip(v)) and np.size(strip(v)) == 1 else v
 
 
 def _minimize(original):
@@ -136,7 +148,7 @@ def _minimize(original):
         if not isinstance(args, tuple):
             args = (args,)
         try:
-            return original(_watched(fun), strip(x0), args, method, jac, hess, hessp, bounds,
+            return original(_watched(fun), _start(x0), args, method, jac, hess, hessp, bounds,
                             constraints, *rest, **kwargs)
         except _Carried:
             pass
@@ -146,7 +158,7 @@ def _minimize(original):
                 "numbers: the minimizer's derivative needs the active constraints "
                 "(differentiate the KKT conditions with dvlad.root)")
         value = (lambda x, *a: fun(x, *a)[0]) if jac is True else fun
-        res = original(_plain_callable(fun, args), np.asarray(strip(x0), float), (), method,
+        res = original(_plain_callable(fun, args), _start(x0), (), method,
                        _plain_callable(jac, args) if callable(jac) else jac,
                        _plain_callable(hess, args), _plain_callable(hessp, args), bounds,
                        constraints, *rest, **kwargs)
@@ -155,7 +167,7 @@ def _minimize(original):
                 "scipy.optimize.minimize: the minimizer lies on a bound, where x* is not a root "
                 "of ∇f; dvlad differentiates interior minimizers")
         shape = np.shape(res.x)
-        res.x = root(lambda x: np.reshape(gradient_r(lambda z: value(z, *args))(x), shape),
+        res.x = root(lambda x: np.reshape(gradient_r(lambda z: _scalar(value(z, *args)))(x), shape),
                      np.asarray(res.x, dtype=float))
         res.fun = value(res.x, *args)
         return res
@@ -166,7 +178,7 @@ def _on_a_bound(x, bounds):
     lo, hi = (np.array([b[k] if b[k] is not None else np.nan for b in bounds], float)
               if not hasattr(bounds, "lb") else np.broadcast_to(getattr(bounds, n), np.shape(x))
               for k, n in ((0, "lb"), (1, "ub")))
-    return bool(np.any(np.isclose(x, lo) | np.isclose(x, hi)))
+    return bool(np.any((x == lo) | (x == hi)))        # (a bound holds a minimizer exactly)
 
 
 def replace(owner, name, make, also=None):
