@@ -97,3 +97,11 @@ def test_the_clip_method_takes_numpys_keywords():
     np.testing.assert_allclose(ad.gradient_r(f)(x), [2.6, 1.0, 4.0, 2.4])
     assert np.sum(x.clip(min=0.0) ** 2 + x.clip(-1.0, 1.0) + x.clip(max=0.5)) == \
         pytest.approx(ad.jvp(f, x, x)[0])
+
+
+def test_out_of_reduceat_is_refused_by_name_and_a_plain_clip_takes_tracked_bounds():
+    x = np.array([0.3, -1.2, 2.0])
+    with pytest.raises(NotDifferentiableError, match="out"):
+        ad.gradient_r(lambda v: np.sum(np.add.reduceat(v, [0, 2], out=np.zeros(2))))(x)
+    assert ad.derivative(lambda a: np.sum(x.clip(min=a)))(0.5) == 2.0      # two lanes below
+    assert ad.gradient_r(lambda a: np.sum(x.clip(-1.0, a)))(0.5) == 1.0    # one lane above

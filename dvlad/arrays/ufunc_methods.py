@@ -65,8 +65,8 @@ def ufunc_method(ufunc, op, method, inputs, kwargs, name):
 
 
 def _only(kwargs, allowed, name, a=None):
-    bad = sorted(k for k, v in kwargs.items()
-                 if k not in allowed and not (k == "out" and v in (None, (None,))))
+    bad = sorted(k for k, v in kwargs.items() if k not in allowed and not (
+        k == "out" and (v is None or type(v) is tuple and all(o is None for o in v))))
     dtype = kwargs.get("dtype")
     if dtype is not None and a is not None and np.dtype(dtype) not in (
             np.dtype(object), np.asarray(strip(a)).dtype):

@@ -92,5 +92,6 @@ UFUNCS = {
     np.ldexp: _ldexp, np.heaviside: _heaviside, np.fmod: _fmod, np.modf: _modf, np.divmod: _divmod,
     np.frexp: _frexp, np.spacing: lambda x: np.spacing(_p(x)), np.nextafter: _nextafter,
     np.vecdot: vecdot, np.matvec: matvec, np.vecmat: vecmat,
+    np._core.umath.clip: lambda x, lo, hi: A.clip(x, lo, hi),     # (plain x.clip(min=tracked))
 }
 
