@@ -492,3 +492,48 @@ def test_a_library_given_a_users_object_reads_what_the_walk_never_saw():
         assert c(1.0) == 18.0, f
         assert "may read any of its attributes" in c.explain() or "computed name" in \
             c.explain()
+
+
+GETATTR_ALIAS = getattr
+VARS_ALIAS = vars
+
+
+def test_aliases_partials_format_fields_and_special_methods_are_never_stale():
+    class Cfg:
+        pass
+    cfg = Cfg()
+    name = "scale"
+    part = functools.partial(getattr, cfg, "scale")
+    get_scale = operator.attrgetter("scale")
+
+    class R:
+        k = 2.0
+
+        def __mul__(self, o):
+            return o * self.k
+        __rmul__ = __mul__
+
+        def __bool__(self):
+            return self.k > 1.0
+
+    class V:
+        data = np.array([1.0, 2.0])
+
+        def __array__(self, dtype=None, copy=None):
+            return self.data
+    r, v = R(), V()
+    reads = [lambda x: x * x * GETATTR_ALIAS(cfg, name),
+             lambda x: x * x * VARS_ALIAS(cfg)[name],
+             lambda x: x * x * list(map(GETATTR_ALIAS, [cfg], [name]))[0],
+             lambda x: x * x * part(),
+             lambda x: x * x * get_scale(cfg),
+             lambda x: x * x * float("{0.scale}".format(cfg)),
+             lambda x: r * (x * x),
+             lambda x: x * x if r else -x,
+             lambda x: x * np.sum(np.asarray(v))]
+    for f in reads:
+        cfg.scale, r.k, v.data = 2.0, 2.0, np.array([1.0, 2.0])
+        c = ad.compile(ad.derivative(f))
+        assert c(1.5) == c(1.5) == ad.derivative(f)(1.5)
+        cfg.scale, r.k, v.data = 7.0, 0.5, np.array([5.0, 2.0])
+        assert c(1.5) == ad.derivative(f)(1.5), (f, c.explain())

@@ -38,7 +38,18 @@ LIMIT = 5000
 _ESCAPES = (collections.ChainMap, types.MappingProxyType)
 # methods Python calls without naming them: a class's are walked wherever the class is
 _IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__",
-             "__getitem__", "__iter__", "__len__", "__float__", "__index__"}
+             "__getitem__", "__iter__", "__len__", "__float__", "__index__", "__int__",
+             "__bool__", "__contains__", "__next__", "__reversed__", "__enter__", "__exit__",
+             "__array__", "__array_ufunc__", "__array_function__", "__round__", "__trunc__",
+             "__floor__", "__ceil__", "__abs__", "__neg__", "__pos__", "__invert__",
+             "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__hash__",
+             "__str__", "__repr__", "__format__"} | {
+    f"__{p}{op}__" for p in ("", "r", "i") for op in (
+        "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow", "lshift",
+        "rshift", "and", "xor", "or")}
+# builtins that read by a name given at run time: reached under another name (ga = getattr, a
+# functools.partial of one), F runs eagerly (names.py finds them where F's code calls them)
+_BY_NAME = (getattr, hasattr, vars, globals, operator.attrgetter, operator.methodcaller)
 
 
 # memory that changes without Python code running where a walk could see it, and mappings
@@ -153,7 +164,13 @@ class _Walk:
         self.place(place, value, label)
 
     def visit(self, v, label):
-        if isinstance(v, _ATOMS) or id(v) in self.seen:
+        if isinstance(v, _ATOMS):
+            return
+        if any(v is b for b in _BY_NAME[:4]) and label not in (
+                v.__name__, f"builtins.{v.__name__}") or isinstance(v, _BY_NAME[4:]):
+            self.draws = (f"{label}, {v!r}: it reads attributes by a name given while F runs, "
+                          f"which a replay could not check")       # (every label: no seen)
+        if id(v) in self.seen:
             return
         self.seen[id(v)] = v
         if v is os.environ or v is getattr(os, "environb", None) or isinstance(v, _UNSEEN):

@@ -3,8 +3,9 @@
 The walk (:mod:`.captures`) finds what F reads by the names its code spells: variables,
 attributes, and strings that could be one (``getattr(config, "scale")``).  A name computed while
 F runs (``getattr(config, name)``, ``globals()[key]``, ``vars(obj)[key]``,
-``obj.__dict__[key]``, ``operator.attrgetter(name)``) reads a place the walk never saw, so a
-trace would keep what it read as a constant and a later change would go unseen.  Such an F runs
+``obj.__dict__[key]``, ``operator.attrgetter(name)``, ``"{0.scale}".format(cfg)``) reads a
+place the walk never saw, so a trace would keep what it read as a constant and a later change
+would go unseen.  Such an F runs
 eagerly (correct, and ``explain()`` names the read).
 
 The test is on the instructions: a call of ``getattr``/``hasattr`` whose name argument is one
@@ -13,6 +14,7 @@ by one, names its place; any other use of them (a name in a variable, ``getattr`
 value, a namespace iterated) is a computed read.
 """
 import dis
+import string
 import types
 
 # callables whose argument at the given position is an attribute name
@@ -50,12 +52,26 @@ def computed_read(code):
                 return f"__dict__ read by a computed name{_line(ins, k)}"
         elif name == "__getattribute__" and i.opname in ("LOAD_ATTR", "LOAD_METHOD"):
             return f"__getattribute__ called{_line(ins, k)}"
+        elif name in ("format", "format_map") and i.opname in ("LOAD_ATTR", "LOAD_METHOD") \
+                and any(_reads_fields(c) for c in code.co_consts):
+            return f"str.{name} of a field that reads an attribute or item{_line(ins, k)}"
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             why = computed_read(c)
             if why:
                 return why
     return None
+
+
+def _reads_fields(text):
+    """Whether a format string reads attributes or items of its arguments ("{0.scale}")."""
+    if not isinstance(text, str) or "{" not in text:
+        return False
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f]
+    except ValueError:
+        return False
+    return any("." in f or "[" in f for f in fields)
 
 
 def _line(ins, k):
