@@ -537,3 +537,14 @@ def test_aliases_partials_format_fields_and_special_methods_are_never_stale():
         assert c(1.5) == c(1.5) == ad.derivative(f)(1.5)
         cfg.scale, r.k, v.data = 7.0, 0.5, np.array([5.0, 2.0])
         assert c(1.5) == ad.derivative(f)(1.5), (f, c.explain())
+
+
+def test_a_namedtuple_given_to_a_library_is_walked_not_refused():
+    import statistics
+    P = collections.namedtuple("P", "a b")
+    box = [P(1.0, 3.0)]
+    c = ad.compile(ad.derivative(lambda x: x * statistics.fmean(box[0])))
+    assert c(2.0) == c(2.0) == 2.0
+    assert "runs eagerly" not in c.explain()
+    box[0] = P(5.0, 3.0)
+    assert c(2.0) == 4.0

@@ -97,7 +97,8 @@ def _call(ins, k):
             args = [ins[ends[p] + 1:ends[p + 1] + 1] for p in range(depth)]
             end = j + 1 if i.opname == "PRECALL" and j + 1 < len(ins) else j
             return args, end
-        if i.opcode in _JUMPS or i.opname == "KW_NAMES" or i.opname in _CALLS and depth < i.arg and not precalled:
+        if i.opcode in _JUMPS or i.opname == "KW_NAMES" or (
+                i.opname in _CALLS and depth < i.arg and not precalled):
             return None
         depth += dis.stack_effect(i.opcode, i.arg if i.opcode >= dis.HAVE_ARGUMENT else None,
                                   jump=False)

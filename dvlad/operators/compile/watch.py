@@ -52,8 +52,9 @@ def user_object(v):
     what a library function given it may read by names the walk never saw."""
     t = type(v)
     try:
-        if isinstance(v, (type, type(math), type(allowed))) or t.__module__.split(".")[0] in \
-                _LIBRARY_ROOTS or not (hasattr(v, "__dict__") or hasattr(t, "__slots__")):
+        if isinstance(v, (type, type(math), type(allowed), tuple)) or \
+                t.__module__.split(".")[0] in _LIBRARY_ROOTS or \
+                not (hasattr(v, "__dict__") or hasattr(t, "__slots__")):     # (tuples: walked)
             return False
     except Exception:               # a __getattr__ that raises something else
         return True
