@@ -8,7 +8,10 @@ stripped) and reports its adaptive partition; on that partition, each subinterva
 moving linearly with the limits a and b.  The result is scipy's value plus that sum's
 perturbations: d/dθ ∫ f = ∫ ∂f/∂θ (the same rule on the partition that made f accurate), and
 the limits' derivatives f(b)·db − f(a)·da come from the moving nodes, in every mode and order.
-Finite limits only; weighted integrals (``weight=``) raise NotDifferentiableError.
+Finite limits only; weighted integrals (``weight=``) raise NotDifferentiableError.  The
+derivative is as accurate as that rule on scipy's partition: for a ∂f/∂θ that is singular at an
+end where f is not (∫₀¹ xᵃ dx in a, at a < 0: log x·xᵃ), it is off in the percents; split the
+interval, or give ``points``, where it matters.
 
 solve_ivp casts y0 to floats.  With dvlad numbers in y0, in ``args`` or in what fun returns,
 scipy solves the primal problem on its own time grid, and :func:`dvlad.odeint` (tangent and
