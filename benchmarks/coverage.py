@@ -39,7 +39,7 @@ SCIPY_HEADING = "## scipy.special ufuncs"      # where the part that needs scipy
 BY_DESIGN = {    # reason -> names (in numpy, numpy.linalg or scipy.special)
     "integer-valued (indices, counts, bins, rounding)": {
         "bincount", "digitize", "diag_indices_from", "tril_indices_from", "triu_indices_from",
-        "ravel_multi_index", "unravel_index", "lexsort", "nanargmax", "nanargmin", "histogram",
+        "ravel_multi_index", "unravel_index", "lexsort", "nanargmax", "nanargmin",
         "histogram2d", "histogramdd", "round", "around", "fix", "linalg.matrix_rank"},
     "comparisons and tests (boolean-valued)": {"array_equiv", "isin", "isneginf", "isposinf"},
     "bitwise": {"bitwise_and", "bitwise_count", "bitwise_invert", "bitwise_left_shift",

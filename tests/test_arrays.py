@@ -1269,7 +1269,6 @@ def test_complex_constants_raise_rather_than_give_complex_derivatives(use, mode)
 
 
 @pytest.mark.parametrize("fn,name", [(np.fft.rfft, "numpy.fft.rfft"), (np.fft.fft, "numpy.fft.fft"),
-                                     (np.histogram_bin_edges, "numpy.histogram_bin_edges"),
                                      (np.fft.ihfft, "numpy.fft.ihfft")])
 def test_numpy_functions_without_a_rule_raise_naming_them(fn, name):
     x = np.array([1.0, 3.0, 2.0])

@@ -378,8 +378,8 @@ def test_numpy_functions_on_a_perturbed_number_are_right_or_loud(m):
     np.float64(x) is a float() conversion and refuses."""
     assert OPS[m](lambda x: np.sin(x))(2.0) == math.cos(2.0)
     assert OPS[m](lambda x: np.exp(x) * x)(2.0) == math.exp(2.0) * 3.0
-    with pytest.raises(dvlad.NotDifferentiableError, match="numpy.histogram_bin_edges"):
-        OPS[m](lambda x: np.histogram_bin_edges(np.stack([x, x]))[0])(2.0)
+    with pytest.raises(dvlad.NotDifferentiableError, match="numpy.fft.fft"):
+        OPS[m](lambda x: np.fft.fft(np.stack([x, x])).real[0])(2.0)
     assert OPS[m](lambda x: np.ldexp(x, 2))(2.0) == 4.0            # a rule since issue #17
     with pytest.raises(dvlad.NotDifferentiableError, match="numpy.fft.rfft"):
         OPS[m](lambda x: np.fft.rfft(x * np.ones(2)).real[0])(2.0)

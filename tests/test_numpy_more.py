@@ -382,3 +382,32 @@ def test_roots_by_implicit_differentiation():
         ad.gradient_r(lambda c: np.sum(np.roots(c)))(np.array([1.0, 0.0, 1.0]))
     with pytest.raises(ad.NotDifferentiableError, match="leading coefficient"):
         ad.gradient_r(lambda c: np.sum(np.roots(c)))(np.array([0.0, 1.0, -2.0]))
+
+
+@pytest.mark.parametrize("kw", [{}, {"bins": 4}, {"bins": 4, "range": (-1.0, 1.0)},
+                                {"bins": [-2.0, -0.5, 0.0, 3.0]}])
+@pytest.mark.parametrize("density", [False, True])
+def test_histogram_weights_and_edges(kw, density):
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(20), rng.random(20)
+    in_w = lambda v: np.histogram(x, weights=v, density=density, **kw)[0]
+    assert np.array_equal(ad.jvp(in_w, w, w)[0], np.histogram(x, weights=w, density=density,
+                                                                  **kw)[0])
+    ad.check_grads(lambda v: np.sum(np.sin(in_w(v))), w, order=2)
+    in_x = lambda v: np.histogram(v, weights=w, density=density, **kw)
+    (h, e), _ = ad.jvp(in_x, x, x)
+    want = np.histogram(x, weights=w, density=density, **kw)
+    assert np.array_equal(h, want[0]) and np.array_equal(e, want[1])
+    ad.check_grads(lambda v: np.sum(np.sin(in_x(v)[1])) + np.sum(in_x(v)[0]), x, order=2)
+
+
+def test_histogram_exact_derivatives():
+    # a bin's weight sum: 1 for the weights it holds; the edges: min, max and between
+    g = ad.gradient_r(lambda v: np.histogram(np.array([0.1, 0.5, 0.9]), bins=2, range=(0, 1),
+                                             weights=v)[0][0])(np.array([1.0, 2.0, 3.0]))
+    assert g.tolist() == [1.0, 0.0, 0.0]
+    J = ad.jacobian_r(lambda v: np.histogram_bin_edges(v, 3))(np.array([0.0, 1.0, 4.0]))
+    np.testing.assert_allclose(J, [[1, 0, 0], [2 / 3, 0, 1 / 3], [1 / 3, 0, 2 / 3], [0, 0, 1]])
+    counts, tangent = ad.jvp(lambda v: np.histogram(v, bins=3)[0], np.array([1.0, 1.0]),
+                             np.ones(2))
+    assert counts.tolist() == [0, 2, 0] and not np.any(tangent)

@@ -311,7 +311,41 @@ def _sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=F
     return A.getitem(A.reshape(x, (-1,)), np.ascontiguousarray(idx))
 
 
+def _histogram(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram: numpy's bins and counts from the primal (counts are piecewise constant in
+    a: derivative 0); with weights, each bin's sum of them, linear in the weights; the edges
+    (no range, a number of bins or a rule) move with a's min and max; density = n/Δedge/Σn."""
+    edges = _histogram_bin_edges(a, bins, range, weights)
+    w0 = None if weights is None else np.asarray(strip(weights))
+    hist, _ = np.histogram(_primal(a), bins, range, False, w0)     # numpy's own sums
+    if isinstance(weights, ADNumber):
+        e0, x = np.asarray(strip(edges)), np.ravel(_primal(a))
+        keep = (x >= e0[0]) & (x <= e0[-1])
+        k = np.minimum(np.searchsorted(e0, x[keep], "right") - 1, e0.size - 2)
+        sums = _bincount(k, A.getitem(A.reshape(weights, (-1,)), (np.flatnonzero(keep),)),
+                         e0.size - 1)
+        hist = hist + (sums - strip(sums))          # numpy's sums, the weights' derivatives
+    if density:
+        hist = hist / np.diff(edges) / np.sum(hist)
+    return hist, edges
+
+
+def _histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """np.histogram_bin_edges: numpy's edges; those spread from a's min to its max (bins a
+    number or a rule, no range) move with them: lo + (hi − lo)·t, t numpy's positions."""
+    e0 = np.histogram_bin_edges(_primal(a), bins, range,
+                                None if weights is None else np.asarray(strip(weights)))
+    if not isinstance(a, ADNumber) or range is not None or np.ndim(bins) != 0:
+        return e0
+    lo, hi = A.amin(a, None, False), A.amax(a, None, False)
+    if strip(lo) == strip(hi):                      # numpy's ±0.5 around a single value
+        lo, hi = lo - 0.5, hi + 0.5
+    moving = lo + (hi - lo) * ((e0 - e0[0]) / (e0[-1] - e0[0]))
+    return e0 + (moving - strip(moving))            # numpy's values, the ends' derivatives
+
+
 FUNCTIONS = {
+    np.histogram: _histogram, np.histogram_bin_edges: _histogram_bin_edges,
     np.bincount: _bincount,
     np.lib.stride_tricks.sliding_window_view: _sliding_window_view,
     np.var: _var, np.std: _std, np.average: _average, np.ptp: _ptp, np.nansum: _nansum,
