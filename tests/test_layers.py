@@ -132,7 +132,7 @@ NAMES = {rule.name for rule in TABLE}
 PYTHON_BUILTINS = {"abs", "int", "round", "pow"}        # Python's own, where a module means them
 # names that mean something else in one module: scipy.integrate.odeint's parameter y0 (the
 # initial state), which dvlad.odeint keeps, is not the Bessel function
-OTHER_MEANINGS = {"dvlad.operators.odeint": {"y0"},
+OTHER_MEANINGS = {"dvlad.operators.odeint": {"y0"}, "dvlad.operators.scipy_integrate": {"y0"},
                   "dvlad.arrays.padding": {"maximum", "minimum"}}      # np.pad's mode names
 OTHER_LIBRARIES = {"np", "numpy", "math", "mpmath", "builtins", "operator"}
 

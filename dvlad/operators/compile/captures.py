@@ -44,9 +44,9 @@ _IMPLICIT = {"__call__", "__get__", "__getattr__", "__getattribute__", "__set__"
              "__floor__", "__ceil__", "__abs__", "__neg__", "__pos__", "__invert__",
              "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__hash__",
              "__str__", "__repr__", "__format__"} | {
-    f"__{p}{op}__" for p in ("", "r", "i") for op in (
-        "add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow", "lshift",
-        "rshift", "and", "xor", "or")}
+    f"__{p}{op[2:-2]}__" for p in ("", "r", "i") for op in (
+        "__add__", "__sub__", "__mul__", "__matmul__", "__truediv__", "__floordiv__", "__mod__",
+        "__divmod__", "__pow__", "__lshift__", "__rshift__", "__and__", "__xor__", "__or__")}
 # builtins that read by a name given at run time: reached under another name (ga = getattr, a
 # functools.partial of one), F runs eagerly (names.py finds them where F's code calls them)
 _BY_NAME = (getattr, hasattr, vars, globals, operator.attrgetter, operator.methodcaller)
