@@ -223,6 +223,33 @@ ORACLES = {
                             lambda a, b, x: mpmath.betainc(a, b, 0, x, regularized=True)),
     "betainccinv": _quantile("betainccinv",
                              lambda a, b, x: mpmath.betainc(a, b, x, 1, regularized=True)),
+    "k0": lambda x: mpmath.besselk(0, x), "k1": lambda x: mpmath.besselk(1, x),
+    "k0e": lambda x: mpmath.besselk(0, x) * mpmath.exp(x),
+    "k1e": lambda x: mpmath.besselk(1, x) * mpmath.exp(x),
+    "kn": lambda n, x: mpmath.besselk(int(n), x), "yv": mpmath.bessely, "yve": mpmath.bessely,
+    "jve": lambda v, x: mpmath.besselj(int(v) if v == int(v) else v, x),
+    "exp10": lambda x: mpmath.power(10, x), "exprel": lambda x: mpmath.expm1(x) / x,
+    "powm1": lambda x, y: mpmath.power(x, y) - 1,
+    "huber": lambda d, r: r * r / 2 if abs(r) <= d else d * (abs(r) - d / 2),
+    "pseudo_huber": lambda d, r: d * d * (mpmath.sqrt(1 + (r / d) ** 2) - 1),
+    "erfi": mpmath.erfi, "ellipk": mpmath.ellipk, "ellipe": mpmath.ellipe,
+    "ellipkm1": lambda p: mpmath.ellipk(1 - p),
+    # the inverse of log Φ: the root of mpmath's log ncdf
+    "ndtri_exp": _quantile("ndtri_exp", lambda r: mpmath.log(mpmath.ncdf(r))),
+    "inv_boxcox": lambda y, lm: mpmath.exp(y) if lm == 0 else (1 + lm * y) ** (1 / lm),
+    "inv_boxcox1p": lambda y, lm: mpmath.expm1(y) if lm == 0 else (1 + lm * y) ** (1 / lm) - 1,
+    # the orthogonal polynomials by mpmath's hypergeometric forms, the shifted and scaled ones
+    # written out
+    "eval_legendre": mpmath.legendre, "eval_chebyt": mpmath.chebyt, "eval_chebyu": mpmath.chebyu,
+    "eval_chebyc": lambda n, x: 2 * mpmath.chebyt(n, x / 2),
+    "eval_chebys": lambda n, x: mpmath.chebyu(n, x / 2),
+    "eval_sh_legendre": lambda n, x: mpmath.legendre(n, 2 * x - 1),
+    "eval_sh_chebyt": lambda n, x: mpmath.chebyt(n, 2 * x - 1),
+    "eval_sh_chebyu": lambda n, x: mpmath.chebyu(n, 2 * x - 1),
+    "eval_laguerre": lambda n, x: mpmath.laguerre(n, 0, x), "eval_genlaguerre": mpmath.laguerre,
+    "eval_gegenbauer": mpmath.gegenbauer, "eval_jacobi": mpmath.jacobi,
+    "eval_sh_jacobi": lambda n, p, q, x: (mpmath.jacobi(n, p - q, q - 1, 2 * x - 1)
+                                          / mpmath.binomial(2 * n + p - 1, n)),
 }
 # Rows whose first argument is an integer order (polygamma's n) or a shape argument without a
 # closed-form derivative (gammainc's a): differentiated in y only

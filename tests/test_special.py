@@ -4,9 +4,11 @@ with scipy or without it (then mpmath computes the base values).  Each row's der
 checked against mpmath at 50 digits in tests/test_rules.py and tests/test_taylor.py; here the
 scipy side: dispatch, dtypes, broadcasting, errors, the fallback; for the functions added last
 (gamma rgamma gammasgn beta j0 j1 y0 y1 jn yn ive gammainc gammaincc betainc stdtr pdtr, then
-poch pdtrc betaincc chdtr chdtrc kv kve) also their derivatives on arrays against mpmath, their poles
-and edges, the shape and order arguments refused by name, and scipy.stats' distribution
-functions computed through them."""
+poch pdtrc betaincc chdtr chdtrc kv kve, then k0 k1 k0e k1e kn yv yve jve exp10 exprel powm1 huber
+pseudo_huber erfi ellipk ellipe ellipkm1 ndtri_exp inv_boxcox inv_boxcox1p and the orthogonal
+polynomials eval_*) also their derivatives on arrays against mpmath, their poles and edges, the
+shape and order arguments refused by name, and scipy.stats' distribution functions computed
+through them."""
 import math
 import subprocess
 import sys
@@ -120,8 +122,8 @@ def test_values_at_poles_and_edges_follow_scipy():
 
 
 def test_a_special_function_without_a_rule_is_named_with_its_module():
-    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.erfi has no dvlad rule"):
-        ad.gradient_r(lambda x: np.sum(sc.erfi(x)))(np.array([0.5, 1.5]))
+    with pytest.raises(ad.NotDifferentiableError, match="scipy.special.zetac has no dvlad rule"):
+        ad.gradient_r(lambda x: np.sum(sc.zetac(x)))(np.array([0.5, 1.5]))
 
 
 def test_dvlad_does_not_import_scipy():
@@ -363,6 +365,78 @@ NEW = {
               / (2 ** 1.5 * mpmath.gamma(1.5))),
     "chdtrc": (sc.chdtrc, (1.2,), [0.3, 1.3, 7.0],
                lambda x: mpmath.gammainc(0.6, x / 2, mpmath.inf, regularized=True)),
+    # the rows added after autograd's: Bessel K₀, K₁, K_n, Y_v and the scaled ones
+    "k0": (sc.k0, (), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(0, x)),
+    "k1": (sc.k1, (), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(1, x)),
+    "k0e": (sc.k0e, (), [0.3, 1.3, 25.0], lambda x: mpmath.besselk(0, x) * mpmath.exp(x)),
+    "k1e": (sc.k1e, (), [0.3, 1.3, 25.0], lambda x: mpmath.besselk(1, x) * mpmath.exp(x)),
+    "kn": (sc.kn, (3,), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(3, x)),
+    "kn -2": (sc.kn, (-2,), [0.3, 1.3, 7.0], lambda x: mpmath.besselk(2, x)),
+    "yv": (sc.yv, (1.5,), [0.8, 2.2, 12.5], lambda x: mpmath.bessely(1.5, x)),
+    "yv -0.7": (sc.yv, (-0.7,), [0.8, 2.2, 12.5], lambda x: mpmath.bessely(-0.7, x)),
+    "yve": (sc.yve, (2.5,), [0.8, 2.2, 12.5], lambda x: mpmath.bessely(2.5, x)),
+    "jve": (sc.jve, (1.5,), [0.8, 2.2, 5.3], lambda x: mpmath.besselj(1.5, x)),
+    "jve -x": (sc.jve, (2,), [-0.8, -2.2, 5.3], lambda x: mpmath.besselj(2, x)),
+    # elementary ones: exprel near 0 (its series: no cancellation), powm1 near x^y = 1
+    "exp10": (sc.exp10, (), [-1.3, 0.2, 2.5], lambda x: mpmath.power(10, x)),
+    "exprel": (sc.exprel, (), [-30.0, -3.0, -1e-9, 1e-5, 0.7, 2.5, 40.0],
+               lambda x: mpmath.expm1(x) / x),
+    "powm1 x": (lambda x: sc.powm1(x, 2.5), (), [0.3, 1.3, 4.0],
+                lambda x: mpmath.power(x, 2.5) - 1),
+    "powm1 y": (lambda y: sc.powm1(0.7, y), (), [-1.3, 1e-8, 2.5],
+                lambda y: mpmath.power(mpmath.mpf(0.7), y) - 1),
+    "erfi": (sc.erfi, (), [-1.4, 0.3, 3.5], mpmath.erfi),
+    # the Huber losses in δ and in r, inside and outside |r| ≤ δ
+    "huber δ": (lambda d: sc.huber(d, 1.2), (), [0.5, 0.9, 2.0],
+                lambda d: 0.72 if 1.2 <= d else d * (1.2 - d / 2)),
+    "huber r": (lambda r: sc.huber(0.8, r), (), [-1.5, 0.3, 2.2],
+                lambda r: r * r / 2 if abs(r) <= 0.8 else 0.8 * (abs(r) - 0.4)),
+    "pseudo_huber δ": (lambda d: sc.pseudo_huber(d, 1.2), (), [0.05, 0.9, 20.0],
+                       lambda d: d * d * (mpmath.sqrt(1 + (1.2 / d) ** 2) - 1)),
+    "pseudo_huber r": (lambda r: sc.pseudo_huber(0.8, r), (), [-1.5, 1e-3, 30.0],
+                       lambda r: mpmath.mpf(0.8) ** 2 * (mpmath.sqrt(1 + (r / 0.8) ** 2) - 1)),
+    # the complete elliptic integrals, near m = 0 (their hypergeometric slopes) and m = 1
+    "ellipk": (sc.ellipk, (), [-4.0, -0.3, 1e-9, 0.45, 0.55, 0.97], mpmath.ellipk),
+    "ellipe": (sc.ellipe, (), [-4.0, -0.3, 1e-9, 0.45, 0.55, 0.97], mpmath.ellipe),
+    "ellipkm1": (sc.ellipkm1, (), [0.1, 0.3, 0.7, 1.0 - 1e-9, 3.0],
+                 lambda p: mpmath.ellipk(1 - p)),
+    "ndtri_exp": (sc.ndtri_exp, (), [-40.0, -3.0, -0.7, -0.05],
+                  lambda y: mpmath.findroot(lambda r: mpmath.log(mpmath.ncdf(r)) - y,
+                                            float(sc.ndtri_exp(float(y))))),
+    # the inverse Box-Cox transforms in y and in λ (at and near λ = 0)
+    "inv_boxcox y": (lambda y: sc.inv_boxcox(y, 0.6), (), [-1.5, 0.4, 3.0],
+                     lambda y: (1 + 0.6 * y) ** (1 / mpmath.mpf(0.6))),
+    "inv_boxcox λ": (lambda lm: sc.inv_boxcox(1.7, lm), (), [-0.5, 0.0, 1e-9, 0.6, 5.0],
+                     lambda lm: mpmath.exp(1.7) if lm == 0 else (1 + lm * 1.7) ** (1 / lm)),
+    "inv_boxcox1p y": (lambda y: sc.inv_boxcox1p(y, -1.3), (), [-0.5, 1e-7, 0.6],
+                       lambda y: (1 - 1.3 * y) ** (1 / mpmath.mpf(-1.3)) - 1),
+    "inv_boxcox1p λ": (lambda lm: sc.inv_boxcox1p(0.7, lm), (), [-0.5, 0.0, 1e-9, 0.6, 5.0],
+                       lambda lm: mpmath.expm1(0.7) if lm == 0 else
+                       (1 + lm * 0.7) ** (1 / lm) - 1),
+    # the orthogonal polynomials (an int degree: scipy's recurrences; a fractional one:
+    # its hypergeometric functions)
+    "eval_legendre": (sc.eval_legendre, (4,), [-0.9, 0.3, 1.7], lambda x: mpmath.legendre(4, x)),
+    "eval_legendre 2.5": (sc.eval_legendre, (2.5,), [-0.6, 0.3, 0.9],
+                          lambda x: mpmath.legendre(2.5, x)),
+    "eval_sh_legendre": (sc.eval_sh_legendre, (4,), [0.1, 0.6, 1.3],
+                         lambda x: mpmath.legendre(4, 2 * x - 1)),
+    "eval_chebyt": (sc.eval_chebyt, (5,), [-0.9, 0.3, 1.7], lambda x: mpmath.chebyt(5, x)),
+    "eval_chebyu": (sc.eval_chebyu, (5,), [-0.9, 0.3, 1.7], lambda x: mpmath.chebyu(5, x)),
+    "eval_chebyc": (sc.eval_chebyc, (4,), [-1.9, 0.3, 2.5], lambda x: 2 * mpmath.chebyt(4, x / 2)),
+    "eval_chebys": (sc.eval_chebys, (4,), [-1.9, 0.3, 2.5], lambda x: mpmath.chebyu(4, x / 2)),
+    "eval_sh_chebyt": (sc.eval_sh_chebyt, (5,), [0.1, 0.6, 1.3],
+                       lambda x: mpmath.chebyt(5, 2 * x - 1)),
+    "eval_sh_chebyu": (sc.eval_sh_chebyu, (5,), [0.1, 0.6, 1.3],
+                       lambda x: mpmath.chebyu(5, 2 * x - 1)),
+    "eval_laguerre": (sc.eval_laguerre, (4,), [0.3, 2.5, 7.0], lambda x: mpmath.laguerre(4, 0, x)),
+    "eval_genlaguerre": (sc.eval_genlaguerre, (4, 0.7), [0.3, 2.5, 7.0],
+                         lambda x: mpmath.laguerre(4, 0.7, x)),
+    "eval_gegenbauer": (sc.eval_gegenbauer, (4, 0.7), [-0.9, 0.3, 1.5],
+                        lambda x: mpmath.gegenbauer(4, 0.7, x)),
+    "eval_jacobi": (sc.eval_jacobi, (4, 0.5, 1.5), [-0.9, 0.3, 1.5],
+                    lambda x: mpmath.jacobi(4, 0.5, 1.5, x)),
+    "eval_sh_jacobi": (sc.eval_sh_jacobi, (4, 2.5, 0.75), [0.1, 0.6, 1.2],
+                       lambda x: mpmath.jacobi(4, 1.75, -0.25, 2 * x - 1) / mpmath.binomial(9.5, 4)),
 }
 
 
@@ -388,7 +462,16 @@ def test_new_functions_against_mpmath(name):
 
 @pytest.mark.parametrize("name", ["gamma", "rgamma", "j0", "y1", "jn", "ive", "gammainc",
                                   "betainc", "stdtr", "pdtr", "poch z", "poch m", "pdtrc",
-                                  "betaincc", "chdtr", "chdtrc", "kv", "kve"])
+                                  "betaincc", "chdtr", "chdtrc", "kv", "kve", "k0", "k1",
+                                  "k0e", "k1e", "kn", "yv", "yve", "jve -x", "exp10", "exprel",
+                                  "powm1 x", "powm1 y", "erfi", "huber δ", "huber r",
+                                  "pseudo_huber δ", "pseudo_huber r", "ellipk", "ellipe",
+                                  "ellipkm1", "ndtri_exp", "inv_boxcox y", "inv_boxcox λ",
+                                  "inv_boxcox1p y", "inv_boxcox1p λ", "eval_legendre 2.5",
+                                  "eval_sh_legendre", "eval_chebyt", "eval_chebyu",
+                                  "eval_chebyc", "eval_chebys", "eval_sh_chebyt",
+                                  "eval_sh_chebyu", "eval_laguerre", "eval_genlaguerre",
+                                  "eval_gegenbauer", "eval_jacobi", "eval_sh_jacobi"])
 def test_new_functions_nested_to_order_two(name):
     ufunc, fixed, points, _ = NEW[name]
     x = np.array(points)
@@ -485,6 +568,12 @@ FIXED_ARGUMENTS = [
     ("stdtr", lambda df: sc.stdtr(df, 0.7), "df"),
     ("betainc", lambda a: sc.betainc(a, 1.5, 0.3), "a"),
     ("betainc", lambda b: sc.betainc(2.5, b, 0.3), "b"),
+    ("eval_gegenbauer", lambda a: sc.eval_gegenbauer(3, a, 0.4), "alpha"),
+    ("eval_genlaguerre", lambda a: sc.eval_genlaguerre(3, a, 0.4), "alpha"),
+    ("eval_jacobi", lambda a: sc.eval_jacobi(3, a, 0.7, 0.4), "alpha"),
+    ("eval_jacobi", lambda b: sc.eval_jacobi(3, 0.5, b, 0.4), "beta"),
+    ("eval_sh_jacobi", lambda p: sc.eval_sh_jacobi(3, p, 0.7, 0.4), "p"),
+    ("eval_sh_jacobi", lambda q: sc.eval_sh_jacobi(3, 2.5, q, 0.4), "q"),
 ]
 
 
@@ -514,7 +603,27 @@ def test_a_shape_argument_is_refused_by_name(name, f, argument, op):
                                      ("kv", lambda v: sc.kv(v, 1.3)),
                                      ("kve", lambda v: sc.kve(v, 1.3)),
                                      ("pdtr", lambda k: sc.pdtr(k, 1.3)),
-                                     ("pdtrc", lambda k: sc.pdtrc(k, 1.3))])
+                                     ("pdtrc", lambda k: sc.pdtrc(k, 1.3)),
+                                     ("kn", lambda n: sc.kn(n, 1.3)),
+                                     ("yv", lambda v: sc.yv(v, 1.3)),
+                                     ("yve", lambda v: sc.yve(v, 1.3)),
+                                     ("jve", lambda v: sc.jve(v, 1.3)),
+                                     ("eval_legendre", lambda n: sc.eval_legendre(n, 0.4)),
+                                     ("eval_sh_legendre", lambda n: sc.eval_sh_legendre(n, 0.4)),
+                                     ("eval_chebyt", lambda n: sc.eval_chebyt(n, 0.4)),
+                                     ("eval_chebyu", lambda n: sc.eval_chebyu(n, 0.4)),
+                                     ("eval_chebyc", lambda n: sc.eval_chebyc(n, 0.4)),
+                                     ("eval_chebys", lambda n: sc.eval_chebys(n, 0.4)),
+                                     ("eval_sh_chebyt", lambda n: sc.eval_sh_chebyt(n, 0.4)),
+                                     ("eval_sh_chebyu", lambda n: sc.eval_sh_chebyu(n, 0.4)),
+                                     ("eval_laguerre", lambda n: sc.eval_laguerre(n, 0.4)),
+                                     ("eval_genlaguerre",
+                                      lambda n: sc.eval_genlaguerre(n, 0.5, 0.4)),
+                                     ("eval_gegenbauer",
+                                      lambda n: sc.eval_gegenbauer(n, 0.5, 0.4)),
+                                     ("eval_jacobi", lambda n: sc.eval_jacobi(n, 0.5, 0.7, 0.4)),
+                                     ("eval_sh_jacobi",
+                                      lambda n: sc.eval_sh_jacobi(n, 2.5, 0.7, 0.4))])
 def test_an_order_is_refused_by_name(name, f):
     for op in (ad.derivative, ad.gradient_r):
         with pytest.raises(ad.NotDifferentiableError, match=f"dvlad.{name}: .*integer order"):
@@ -816,3 +925,201 @@ def test_kv_and_kve_at_their_edges_follow_scipy():
                 assert op(g)(0.0) == -np.inf
                 assert math.isnan(op(g)(-1.3))
             assert ad.derivative(ad.derivative(g))(0.0) == np.inf
+
+
+# ---- the rows added after autograd's: values and slopes at their edges --------------------------
+
+@pytest.mark.filterwarnings("ignore:floating point number truncated")     # (kn(2.7, x), scipy's)
+def test_more_values_at_poles_and_edges_follow_scipy():
+    """scipy's values at the domain edges (inf, nan, the limits) in every family: floats, arrays
+    and mpf numbers."""
+    inf, nan = np.inf, np.nan
+    cases = [(ad.k0, (0.0,)), (ad.k0, (-1.0,)), (ad.k0, (inf,)), (ad.k1, (0.0,)),
+             (ad.k0e, (0.0,)), (ad.k0e, (inf,)), (ad.k1e, (inf,)), (ad.k1e, (-1.0,)),
+             (ad.kn, (2, 0.0)), (ad.kn, (2, -1.0)), (ad.kn, (2, inf)), (ad.kn, (2.7, 1.3)),
+             (ad.kn, (-2.7, 1.3)), (ad.kn, (nan, 1.0)),
+             (ad.yv, (1.5, 0.0)), (ad.yv, (0.0, 0.0)), (ad.yv, (-1.5, 0.0)), (ad.yv, (-2.5, 0.0)),
+             (ad.yv, (-1.0, 0.0)), (ad.yv, (-2.0, 0.0)), (ad.yv, (2.0, -1.0)), (ad.yv, (2.0, inf)),
+             (ad.yve, (1.5, 0.0)), (ad.yve, (2.0, -1.0)), (ad.jve, (-1.5, 0.0)),
+             (ad.jve, (-1.0, 0.0)), (ad.jve, (1.5, -1.0)), (ad.jve, (2, -1.0)),
+             (ad.jve, (0.0, inf)), (ad.jve, (0.5, 0.0)),
+             (ad.exp10, (400.0,)), (ad.exp10, (-400.0,)), (ad.exprel, (0.0,)),
+             (ad.exprel, (-inf,)), (ad.exprel, (inf,)),
+             (ad.powm1, (0.0, 2.0)), (ad.powm1, (0.0, -1.0)), (ad.powm1, (0.0, 0.0)),
+             (ad.powm1, (-2.0, 3.0)), (ad.powm1, (-2.0, 0.5)), (ad.powm1, (nan, 0.0)),
+             (ad.powm1, (1.0, nan)), (ad.powm1, (2.0, inf)), (ad.powm1, (0.5, inf)),
+             (ad.powm1, (inf, -1.0)), (ad.powm1, (-inf, 3.0)),
+             (ad.huber, (-1.0, 0.5)), (ad.huber, (0.0, 0.5)), (ad.huber, (1.0, inf)),
+             (ad.huber, (inf, 2.0)), (ad.huber, (0.0, inf)), (ad.huber, (nan, 1.0)),
+             (ad.pseudo_huber, (-1.0, 0.5)), (ad.pseudo_huber, (0.0, 0.5)),
+             (ad.pseudo_huber, (0.0, nan)), (ad.pseudo_huber, (1.0, inf)),
+             (ad.pseudo_huber, (inf, 2.0)), (ad.pseudo_huber, (nan, 0.0)),
+             (ad.erfi, (-inf,)), (ad.erfi, (27.0,)),
+             (ad.ellipk, (1.0,)), (ad.ellipk, (1.5,)), (ad.ellipk, (-inf,)),
+             (ad.ellipe, (1.0,)), (ad.ellipe, (1.5,)), (ad.ellipe, (-inf,)),
+             (ad.ellipkm1, (0.0,)), (ad.ellipkm1, (-1.0,)), (ad.ellipkm1, (inf,)),
+             (ad.ellipkm1, (1e-300,)),
+             (ad.ndtri_exp, (0.0,)), (ad.ndtri_exp, (1.0,)), (ad.ndtri_exp, (-inf,)),
+             (ad.ndtri_exp, (-1e-300,)), (ad.ndtri_exp, (-745.0,)),
+             (ad.inv_boxcox, (2.0, -0.5)), (ad.inv_boxcox, (-2.0, 0.5)),
+             (ad.inv_boxcox, (-3.0, 0.5)), (ad.inv_boxcox, (inf, 0.5)),
+             (ad.inv_boxcox1p, (2.0, -0.5)), (ad.inv_boxcox1p, (-2.0, 0.5)),
+             (ad.inv_boxcox1p, (-3.0, 0.5)), (ad.inv_boxcox1p, (1e-200, 0.5)),
+             (ad.eval_legendre, (-3, 0.3)), (ad.eval_legendre, (0, 0.3)),
+             (ad.eval_chebyt, (-3, 0.3)), (ad.eval_chebyu, (-3, 0.3)), (ad.eval_chebyu, (-1, 0.3)),
+             (ad.eval_chebys, (-4, 0.3)), (ad.eval_chebyc, (-2, 0.3)),
+             (ad.eval_laguerre, (-2, 0.3)), (ad.eval_genlaguerre, (2, -1.5, 0.3)),
+             (ad.eval_genlaguerre, (-2, 0.5, 0.3)), (ad.eval_gegenbauer, (0, 0.0, 0.3)),
+             (ad.eval_gegenbauer, (3, 0.0, 0.3)), (ad.eval_gegenbauer, (-1, 0.5, 0.3)),
+             (ad.eval_jacobi, (-2, 0.5, 0.7, 0.3)), (ad.eval_sh_jacobi, (-1, 2.5, 0.7, 0.3)),
+             (ad.eval_legendre, (2.5, -2.5)), (ad.eval_jacobi, (2.5, 0.5, 0.7, -2.5)),
+             (ad.eval_legendre, (3, nan))]
+    for f, args in cases:
+        with np.errstate(all="ignore"):
+            want = getattr(sc, f.__name__)(*args)
+            assert np.array_equal(f(*args), want, equal_nan=True), (f.__name__, args)
+            got = f(*(np.array([a]) if type(a) is float else a for a in args))
+            assert np.array_equal(got, [want], equal_nan=True), (f.__name__, args)
+        with mpmath.workdps(20):
+            got = float(f(*(a if type(a) is int else mpmath.mpf(a) for a in args)))
+        assert got == pytest.approx(float(want), rel=1e-15, nan_ok=True), (f.__name__, args)
+
+
+def test_inv_boxcox1p_where_scipy_returns_y():
+    """scipy's inv_boxcox1p is y itself where |λy| < 1e-154 (λ ≠ 0): the limit is expm1(y)."""
+    for y, lm in ((0.5, 1e-200), (3.0, -1e-300)):
+        assert sc.inv_boxcox1p(y, lm) == y
+        assert ad.inv_boxcox1p(y, lm) == math.expm1(y) == ad.inv_boxcox(y, lm) - 1
+        assert ad.inv_boxcox1p(np.array([y, 1e-160]), lm).tolist() == [math.expm1(y), 1e-160]
+        close(ad.derivative(lambda t: ad.inv_boxcox(y, t))(lm), -0.5 * y * y * math.exp(y),
+              rel=1e-15)
+    assert ad.inv_boxcox1p(1e-200, 0.5) == 1e-200
+
+
+def test_more_slopes_at_their_edges():
+    """The slopes' limits at the edges, in forward and reverse mode: −inf at x = 0 for K (k0e's
+    formula is inf − inf there; its 2nd derivative +inf), +inf for Y_v; the 0/0 limits 1/(k + 1)
+    of exprel at 0 (every order), π/8 and −π/8 of K′ and E′ at m = 0; inf and 0 of ndtri_exp at
+    0 and −inf; powm1, huber, pseudo_huber and the inverse Box-Cox transforms at theirs."""
+    D, R = ad.derivative, ad.gradient_r
+    inf = np.inf
+    for op in (D, R):
+        for f in (ad.k0, ad.k1, ad.k0e, ad.k1e, lambda t: ad.kn(2, t), lambda t: -ad.yv(1.5, t),
+                  lambda t: -ad.yv(0, t)):
+            assert op(f)(0.0) == -inf
+        assert math.isnan(op(ad.k0e)(-1.0)) and math.isnan(op(lambda t: ad.yve(1.5, t))(0.0))
+        assert op(ad.exprel)(0.0) == 0.5 and op(ad.exprel)(-inf) == 0.0
+        close(op(ad.ellipk)(0.0), math.pi / 8, rel=1e-15)
+        close(op(ad.ellipe)(0.0), -math.pi / 8, rel=1e-15)
+        close(op(ad.ellipkm1)(1.0), -math.pi / 8, rel=1e-15)
+        assert op(ad.ellipk)(1.0) == inf and op(ad.ellipe)(1.0) == -inf
+        assert op(ad.ellipkm1)(0.0) == -inf and math.isnan(op(ad.ellipk)(1.5))
+        assert op(ad.ndtri_exp)(0.0) == inf and op(ad.ndtri_exp)(-inf) == 0.0
+        assert math.isnan(op(ad.ndtri_exp)(0.5))
+    assert D(D(ad.k0e))(0.0) == inf
+    # where math's exp would overflow (OverflowError) the slopes overflow to inf, or stay finite
+    for f, x in ((ad.erfi, 27.0), (ad.erfi, -40.0), (ad.exprel, 1500.0), (ad.ndtri_exp, -5e-324)):
+        assert D(f)(x) == inf and R(f)(x) == inf, (f, x)
+    close(D(ad.exprel)(710.0), mpmath.diff(lambda t: mpmath.expm1(t) / t, 710), rel=1e-13)
+    # powm1's x^y from r + 1 keeps its digits only above 1/2: below, x**y (0.01¹⁰ = 1e-20)
+    close(D(lambda t: ad.powm1(0.01, t))(10.0), 1e-20 * math.log(0.01), rel=1e-14)
+    close(D(lambda t: ad.powm1(t, 10.0))(0.01), 1e-17, rel=1e-14)
+    assert D(lambda t: ad.powm1(t, 2.0))(1e200) == inf == D(lambda t: ad.powm1(1e200, t))(2.0)
+    close(ad.derivatives(ad.exprel, 4)(0.0), [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5], rel=1e-15)
+    with mpmath.workdps(30):
+        want = [mpmath.diff(lambda t: mpmath.expm1(t) / t, mpmath.mpf("1e-6"), k) for k in (1, 2)]
+        close(ad.derivatives(ad.exprel, 2)(1e-6)[1:], want, rel=1e-15)
+        for f, mf in ((ad.ellipk, mpmath.ellipk), (ad.ellipe, mpmath.ellipe),
+                      (ad.ellipkm1, lambda p: mpmath.ellipk(1 - p))):
+            x = 1e-7 if f is not ad.ellipkm1 else 1.0 - 1e-7
+            want = [mpmath.diff(mf, mpmath.mpf(x), k) for k in (1, 2)]
+            close(ad.derivatives(f, 2)(x)[1:], want, rel=1e-14)
+        # far out (r = −141: r²/2 + y cancels to 1e-4 of itself) Φ(r)/φ(r) at the float value r
+        # (scipy's, 2e-14 from the truth there)
+        for y, rel in ((-1e4, 2e-15), (-30.0, 2e-15), (-1e-6, 2e-15), (-1e-200, 1e-13)):
+            r = mpmath.mpf(ad.ndtri_exp(y))          # (the last: e^(r²/2 + y) of ~e^457)
+            close(D(ad.ndtri_exp)(y), mpmath.ncdf(r) / mpmath.npdf(r), rel=rel)
+        close(D(ad.ellipkm1)(1e-12), mpmath.diff(lambda p: mpmath.ellipk(1 - p), 1e-12),
+              rel=1e-14)
+    # powm1 at x = 0: the limits from the right (0, 1, inf, −inf for y > 1, = 1, in (0, 1), < 0);
+    # 0 in y; for x < 0 an integer y's slope y·x^(y−1), nan in y and at a fractional y
+    for y, want in ((2.5, 0.0), (1.0, 1.0), (0.5, inf), (-1.0, -inf), (0.0, 0.0)):
+        for op in (D, R):
+            assert op(lambda t: ad.powm1(t, y))(0.0) == want, y
+    assert D(lambda t: ad.powm1(0.0, t))(2.0) == 0.0
+    assert D(lambda t: ad.powm1(t, 3.0))(-2.0) == 12.0
+    assert math.isnan(D(lambda t: ad.powm1(-2.0, t))(3.0))
+    assert math.isnan(D(lambda t: ad.powm1(t, 0.5))(-2.0))
+    # huber: nan for δ < 0 (an inf value); at δ = 0 (value 0) ∂δ = |r| from the right, ∂r = 0;
+    # continuous at the kink |r| = δ; pseudo_huber at δ = 0 likewise, its ∂δ∂r = sign r
+    for f in (ad.huber, ad.pseudo_huber):
+        for op in (D, R):
+            assert math.isnan(op(lambda d: f(d, 0.5))(-1.0))
+            assert op(lambda d: f(d, -0.5))(0.0) == 0.5 and op(lambda r: f(0.0, r))(-0.5) == 0.0
+        assert D(lambda d: D(lambda r: f(d, r))(-0.5))(0.0) == -1.0
+    for op in (D, R):
+        assert op(lambda r: ad.huber(0.8, r))(-0.8) == -0.8
+        assert op(lambda d: ad.huber(d, 0.8))(0.8) == 0.0
+    # the inverse Box-Cox transforms at 1 + λy = 0: ∂y = X^(1−λ) is 0, 1, inf (λ <, =, > 1), inf
+    # for λ < 0; ∂λ = −∂y/λ²
+    for y, lm, dy in ((-2.0, 0.5, 0.0), (-1.0, 1.0, 1.0), (-0.5, 2.0, inf), (2.0, -0.5, inf)):
+        for f in (ad.inv_boxcox, ad.inv_boxcox1p):
+            for op in (D, R):
+                assert op(lambda t: f(t, lm))(y) == dy, (f, y, lm)
+                assert op(lambda t: f(y, t))(lm) == -dy / lm ** 2, (f, y, lm)
+
+
+POLYNOMIALS = [("eval_legendre", ()), ("eval_sh_legendre", ()), ("eval_chebyt", ()),
+               ("eval_chebyu", ()), ("eval_chebyc", ()), ("eval_chebys", ()),
+               ("eval_sh_chebyt", ()), ("eval_sh_chebyu", ()), ("eval_laguerre", ()),
+               ("eval_genlaguerre", (0.7,)), ("eval_gegenbauer", (0.7,)),
+               ("eval_jacobi", (0.5, 1.5)), ("eval_sh_jacobi", (2.5, 0.75))]
+
+
+@pytest.mark.parametrize("name, shapes", POLYNOMIALS, ids=[p[0] for p in POLYNOMIALS])
+def test_polynomial_slopes_at_every_integer_degree(name, shapes):
+    """The slope in x for n = −5 ... 6 (an int: scipy's recurrences; degree 0: 0, not the
+    formula's degree −1) against central differences of scipy's own values, the degrees an array
+    too; the second derivative of degree 1 is 0, in float32 arrays with a Python int degree."""
+    f, uf = getattr(ad, name), getattr(sc, name)
+    x = np.array([0.15, 0.35, 0.8])
+    h = 1e-6
+    for n in range(-5, 7):
+        with np.errstate(all="ignore"):
+            want = (uf(n, *shapes, x + h) - uf(n, *shapes, x - h)) / (2 * h)
+            got = ad.gradient_r(lambda t: np.sum(f(n, *shapes, t)))(x)
+        assert np.allclose(got, want, rtol=1e-7, atol=1e-7, equal_nan=True), (n, got, want)
+        assert np.array_equal(ad.derivative(lambda t: f(n, *shapes, t))(0.35), got[1],
+                              equal_nan=True)
+        if n == 0:
+            assert got.tolist() == [0.0, 0.0, 0.0]
+    n = np.array([[0], [1], [4]])
+    g = ad.gradient_f(lambda t: np.sum(f(n, *shapes, t)))(x)
+    assert np.allclose(g, sum(ad.gradient_r(lambda t: np.sum(f(k, *shapes, t)))(x)
+                              for k in (0, 1, 4)), rtol=1e-14)
+    assert ad.derivative(ad.derivative(lambda t: f(1, *shapes, t)))(0.35) == 0.0
+    x32 = x.astype(np.float32)
+    g32 = ad.gradient_r(lambda t: np.sum(uf(3, *shapes, t)))(x32)
+    assert g32.dtype == np.float32 and f(3, *shapes, x32).dtype == np.float32
+    close(g32, ad.gradient_r(lambda t: np.sum(uf(3, *shapes, t)))(x).astype(np.float32),
+          rel=2e-6, floor=1e-5)
+
+
+def test_gegenbauer_and_genlaguerre_shapes_at_their_edges():
+    """scipy's C_n^(0) is 0 for n ≥ 1: its slope is 0 (2α·C_(n−1)^(α+1) at α = 0); L_n^(α) is nan
+    for α ≤ −1, and so is its slope."""
+    for op in (ad.derivative, ad.gradient_r):
+        assert op(lambda t: ad.eval_gegenbauer(3, 0.0, t))(0.4) == 0.0
+        assert math.isnan(op(lambda t: ad.eval_genlaguerre(3, -1.0, t))(0.4))
+        assert math.isnan(op(lambda t: ad.eval_genlaguerre(3, -1.5, t))(0.4))
+
+
+def test_kn_and_the_polynomials_keep_float32_with_an_int_order():
+    """scipy's kn and eval_* take an int order in a float64 loop: a float32 array in, float32 out
+    (as the other ufuncs give it), also their derivatives."""
+    x = np.array([0.3, 0.7], np.float32)
+    for f in (lambda t: sc.kn(2, t), lambda t: sc.eval_legendre(3, t),
+              lambda t: sc.eval_jacobi(3, 0.5, 0.7, t)):
+        assert ad.vjp(f, x)[0].dtype == np.float32
+        assert ad.gradient_r(lambda t: np.sum(f(t)))(x).dtype == np.float32
+        assert ad.hvp(lambda t: np.sum(f(t)), x, np.ones(2, np.float32)).dtype == np.float32

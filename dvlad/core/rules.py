@@ -56,6 +56,7 @@ from . import distributions as D
 from . import special as X
 from . import special_more as M
 from . import special_jax as J
+from . import special_poly as P
 
 SAME = "same"     # lib: math.<name>, numpy.<name>, mpmath.<name>
 SP = X.lib        # lib of a special row: scipy.special's function (when installed) and mpmath's
@@ -381,6 +382,35 @@ _BOX_DX = ("{power} if x > {e} else ((0.0 if y > 1 else (1.0 if y == 1 else INF)
 _BOX_DY = ("(square({L}) * expm1_ratio_slope(y * {L}) if not abs(y * {L}) >= 2.0 else "
            "(exp(y * {L}) * (y * {L} - 1.0) + 1.0) / (y * y)) if x > {e} else "
            "(1.0 / (y * y) if x == {e} and y > 0 else NAN)")
+
+# The inverse Box-Cox transforms X = (1 + λy)^(1/λ) (minus 1: inv_boxcox1p), by the inverse
+# function theorem from Box-Cox's partials at X: ∂y = X^(1−λ) = X/(1 + λy), ∂λ = −X/(1 + λy)·
+# L²·g′(λL) with L = log X, λL = log1p(λy), g′ as above (its series for |λL| < 2).  {X} is X from
+# the result r; {L} is log1p of inv_boxcox1p's value (log X of an X rounded near 1 lost the
+# digits of a small L).  At the edge 1 + λy = 0, X = 0 (λ > 0) or inf (λ < 0): ∂y = X^(1−λ) is
+# 0, 1, inf for λ <, =, > 1, inf for λ < 0, and ∂λ is −∂y/λ²; below it nan
+_INV_BOX_EDGE = "(0.0 if y < 1 else (1.0 if y == 1 else INF)) if y > 0 else INF"
+_INV_BOX_DX = "{X} / (1.0 + x * y) if 1.0 + x * y else (" + _INV_BOX_EDGE + ")"
+_INV_BOX_DY = ("-{X} / (1.0 + x * y) * (square({L}) * expm1_ratio_slope(log1p(x * y)) if not "
+               "abs(log1p(x * y)) >= 2.0 else ((1.0 + x * y) * (log1p(x * y) - 1.0) + 1.0) / "
+               "(y * y)) if 1.0 + x * y > 0 else (-(" + _INV_BOX_EDGE + ") / (y * y) if "
+               "1.0 + x * y == 0 else NAN)")
+# x^y − 1 in x: y·x^(y−1), real for x < 0 at an integer y only (else nan, as the value); at x = 0
+# the limit from the right: 0 for y > 1 or y = 0, 1 for y = 1, +inf for 0 < y < 1, −inf for y < 0.
+# x^y is r + 1 where that keeps its digits (x^y > 1/2; x**y would raise OverflowError where r is
+# scipy's inf), else x**y (r + 1 of an x^y below 1e-16 is 0)
+_POWM1_DX = ("y * ((r + 1.0) / x if r > -0.5 else x ** (y - 1.0)) if x > 0 or (x < 0 and y == "
+             "floor(y)) else ((0.0 if y > 1 or y == 0 else (1.0 if y == 1 else (INF if y > 0 else "
+             "(-INF if y < 0 else NAN)))) if x == 0 else NAN)")
+# an orthogonal polynomial's degree n is an order: the derivative of degree 0 is 0, never the
+# formula's degree −1 (scipy's P₋₁ is P₀ = 1, its U₋₁ 0, C₋₁^(α) 0, but the multipliers differ).
+# A negative integer degree of Legendre's and Chebyshev's U and S goes by their symmetries
+# P₋ₙ₋₁ = Pₙ and U₋ₙ = −Uₙ₋₂ (scipy's too), so no degree below −1 is ever evaluated; Chebyshev's T
+# and C need none (T₋ₙ = Tₙ: n·U_(n−1) is odd in n as U's symmetry makes it)
+_LEGENDRE_DX = ("0.0 if x == 0 or x == -1 else ({c}(like(y, x) + 1.0) * eval_jacobi(x - 1, 1.0, "
+                "1.0, {t}) if x > -1 else -{c}like(y, x) * eval_jacobi(-x - 2, 1.0, 1.0, {t}))")
+_CHEBYU_DX = ("0.0 if x == 0 or x == -1 or x == -2 else ({c} * eval_gegenbauer(x - 1, 2.0, {t}) "
+              "if x > -1 else -{c} * eval_gegenbauer(-x - 3, 2.0, {t}))")
 
 TABLE = [
     # ---- binary --------------------------------------------------------------------------------
@@ -833,6 +863,156 @@ TABLE = [
     Rule("sici_ci", "sici_ci(x)", ("cos(x) / x if x else INF",),
          lib=SP("sici", J.mp_ci, output=1), special=("sici",), output=1,
          points=(("0.8",), ("2.3",), ("-1.4",))),
+    # ---- scipy.special's Bessel functions K₀, K₁, K_n, Y_v and the scaled ones -------------------
+    # K₀′ = −K₁, K₁′ = −(K₀ + K₂)/2; k0e = K₀·eˣ: k0e′ = k0e − k1e, k1e′ = k1e − (k0e + kve(2, x))/2,
+    # at x = 0 (inf − inf) the limit −inf as −k1e(0), −kve(2, 0) (kve's row; as there, the terms
+    # cancel to ~1/(2x) of themselves for a large x); kn(n, x) = K_n(x), scipy truncating a
+    # fractional n (n ± 1 truncates alike)
+    Rule("k0", "k0(x)", ("-k1(x)",), lib=SP("k0", M.mp_k0), special=("k0",),
+         points=(("0.8",), ("2.2",))),
+    Rule("k1", "k1(x)", ("-0.5 * (k0(x) + kv(2, x))",), lib=SP("k1", M.mp_k1), special=("k1",),
+         points=(("0.8",), ("2.2",))),
+    Rule("k0e", "k0e(x)", ("r - k1e(x) if x else -k1e(x)",), lib=SP("k0e", M.mp_k0e),
+         special=("k0e",), points=(("0.8",), ("1.6",))),
+    Rule("k1e", "k1e(x)", ("r - 0.5 * (k0e(x) + kve(2, x)) if x else -kve(2, x)",),
+         lib=SP("k1e", M.mp_k1e), special=("k1e",), points=(("0.8",), ("1.6",))),
+    Rule("kn", "kn(x, y)", ("no_derivative('kn', 'n')", "-0.5 * (kn(x - 1, y) + kn(x + 1, y))"),
+         lib=SP("kn", M.mp_kn, numpy_wrapper=X.weak_scalars), special=("kn",), orders=(0,),
+         points=(("2", "1.3"), ("0", "0.7"), ("-1", "2.1"))),
+    # Y_v′ = (Y_(v−1) − Y_(v+1))/2, at x = 0 the limit +inf as −Y_(v+1)(0) (scipy's Y_v(0) = −inf,
+    # v ≥ 0); yve and jve are Y_v and J_v for a real x (scaled by e^(−|Im x|)): the same recurrence
+    # (scipy's yve is nan at 0: so is its slope); jve at a tiny x as jn's row
+    Rule("yv", "yv(x, y)", ("no_derivative('yv', 'v')",
+                            "0.5 * (yv(x - 1, y) - yv(x + 1, y)) if y else -yv(x + 1, y)"),
+         lib=SP("yv", M.mp_yv), special=("yv",), orders=(0,),
+         points=(("1.5", "1.3"), ("0", "0.7"), ("-0.5", "2.1"))),
+    Rule("yve", "yve(x, y)", ("no_derivative('yve', 'v')", "0.5 * (yve(x - 1, y) - yve(x + 1, y))"),
+         lib=SP("yve", M.mp_yve), special=("yve",), orders=(0,),
+         points=(("1.5", "1.3"), ("2", "0.7"))),
+    Rule("jve", "jve(x, y)", ("no_derivative('jve', 'v')", "0.5 * (jve(x - 1, y) - jve(x + 1, y))"),
+         lib=SP("jve", M.mp_jve, numpy_wrapper=X.jv_arrays, float_wrapper=X.jv_floats),
+         special=("jve",), orders=(0,), points=(("1.5", "1.3"), ("0", "-0.7"), ("-2", "2.1"))),
+    # ---- more of scipy.special's elementary and special functions --------------------------------
+    Rule("exp10", "exp10(x)", ("r * log(like(x, 10))",), lib=SP("exp10", M.mp_exp10),
+         special=("exp10",), points=(("0.7",), ("-1.3",))),
+    # exprel = (eˣ − 1)/x = g(x) of Box-Cox: g′ = ((x − 1)eˣ + 1)/x², by its series for |x| < 2
+    # (the closed form cancels near 0; ½ at 0), beyond as (eˣ(1 − 1/x) + 1/x)/x: no overflow of
+    # x·eˣ, 0 at −inf; from x = 709, where math's exp overflows (OverflowError), as expi's
+    Rule("exprel", "exprel(x)", ("expm1_ratio_slope(x) if not abs(x) >= 2.0 else ((exp(x) * (1.0 "
+                                 "- 1.0 / x) + 1.0 / x) / x if x < 709.0 or mpf_based(x) else "
+                                 "(exp(0.5 * x) * ((1.0 - 1.0 / x) / x * exp(0.5 * x)) if x < "
+                                 "1419.0 else INF))",),
+         lib=SP("exprel", M.mp_exprel), special=("exprel",),
+         points=(("0.6",), ("-1.4",), ("3.5",), ("-4.2",))),
+    # x^y − 1: ∂x as x**y's, ∂y = x^y·log x (0 at x = 0, nan for x < 0); x^y as in _POWM1_DX
+    Rule("powm1", "powm1(x, y)", (_POWM1_DX, "(r + 1.0 if r > -0.5 else x ** y) * log(x) if x > 0 "
+                                             "else (0.0 if x == 0 else NAN)"),
+         lib=SP("powm1", M.mp_powm1), special=("powm1",),
+         points=(("1.3", "2.5"), ("0.8", "-1.7"), ("1.01", "0.3"))),
+    # the Huber loss of r at δ: r²/2 for |r| ≤ δ, δ(|r| − δ/2) beyond: ∂δ = 0, |r| − δ; ∂r = r,
+    # δ·sign r (both continuous at |r| = δ; ∂δ inside as 0·r, nan for a nan r); scipy's value inf
+    # for δ < 0, where the partials are nan; at δ = 0 the value is 0, ∂δ = |r| from the right
+    Rule("huber", "huber(x, y)", ("(abs(y) - x if abs(y) > x else 0.0 * y) if x >= 0 else NAN",
+                                  "(x * sign(y) if abs(y) > x else y) if x >= 0 else NAN"),
+         lib=SP("huber", M.mp_huber), special=("huber",),
+         points=(("1.3", "0.7"), ("0.6", "-1.9"), ("0.8", "1.5"))),
+    # δ²(√(1 + (r/δ)²) − 1) = δh − δ², h = hypot(δ, r): ∂r = δr/h, ∂δ = (h − δ)²/h with h − δ =
+    # r²/(h + δ) (no cancellation for a small r/δ); at δ = 0 (scipy's value 0) the limits from
+    # the right, |r| and 0 (as δ·sign r: its δ-derivative sign r), nan for δ < 0
+    Rule("pseudo_huber", "pseudo_huber(x, y)", (
+        "square(y * y / (hypot(x, y) + x)) / hypot(x, y) if x > 0 else (abs(y) if x == 0 else NAN)",
+        "x * y / hypot(x, y) if x > 0 else (x * sign(y) if x == 0 else NAN)"),
+         lib=SP("pseudo_huber", M.mp_pseudo_huber), special=("pseudo_huber",),
+         points=(("1.3", "0.7"), ("0.6", "-1.9"))),
+    # erfi x = −i erf(ix): 2/√π·e^(x²), from x² = 709 (math's exp would raise) as expi's
+    Rule("erfi", "erfi(x)", ("2.0 / sqrt(pi(x)) * exp(x * x) if not x * x >= 709.0 or mpf_based(x) "
+                             "else (2.0 / sqrt(pi(x)) * exp(0.5 * (x * x)) * exp(0.5 * (x * x)) "
+                             "if x * x < 1419.0 else INF)",), lib=SP("erfi", mpmath.erfi),
+         special=("erfi",), points=(("0.6",), ("-1.4",))),
+    # the complete elliptic integrals K(m), E(m): K′ = (E − (1 − m)K)/(2m(1 − m)), E′ = (E − K)/(2m),
+    # 0/0 at m = 0 and cancelling near it (log₁₀(1/m) digits): for |m| < 1/2 their hypergeometric
+    # forms K′ = (π/8)·₂F₁(3/2, 3/2; 2; m), E′ = −(π/8)·₂F₁(1/2, 3/2; 2; m) (π/8 and −π/8 at 0);
+    # K′(1) = inf, nan beyond.  ellipkm1(p) = K(1 − p): −K′(1 − p), with p·K(1 − p) its own value
+    # (exact for a tiny p, where 1 − p rounds), −inf at p = 0
+    Rule("ellipk", "ellipk(x)", ("pi(x) / 8.0 * hyp2f1(1.5, 1.5, 2.0, x) if abs(x) < 0.5 else "
+                                 "((ellipe(x) - (1.0 - x) * r) / (2.0 * x * (1.0 - x)) if x < 1 "
+                                 "else (INF if x == 1 else NAN))",),
+         lib=SP("ellipk", P.mp_ellipk), special=("ellipk",),
+         points=(("0.3",), ("0.8",), ("-1.7",))),
+    Rule("ellipe", "ellipe(x)", ("-pi(x) / 8.0 * hyp2f1(0.5, 1.5, 2.0, x) if abs(x) < 0.5 else "
+                                 "(r - ellipk(x)) / (2.0 * x)",),
+         lib=SP("ellipe", P.mp_ellipe), special=("ellipe",),
+         points=(("0.3",), ("0.8",), ("-1.7",))),
+    Rule("ellipkm1", "ellipkm1(x)", ("-pi(x) / 8.0 * hyp2f1(1.5, 1.5, 2.0, 1.0 - x) if abs(1.0 - x) "
+                                     "< 0.5 else ((x * r - ellipe(1.0 - x)) / (2.0 * x * (1.0 - x)) "
+                                     "if x > 0 else (-INF if x == 0 else NAN))",),
+         lib=SP("ellipkm1", P.mp_ellipkm1), special=("ellipkm1",),
+         points=(("0.3",), ("0.8",), ("2.5",))),
+    # ndtri_exp(y) = Φ⁻¹(eʸ), the inverse of log_ndtr: ∂y = Φ(r)/φ(r) = √(2π)·e^(r²/2 + y) for
+    # r ≥ 0; below, where r²/2 + y cancels, 1/log_ndtr′(r) as log_ndtr's row computes it (erfcx,
+    # then the Mills ratio's continued fraction below −5): 0 at y = −inf, inf at 0 (and where
+    # the exponent passes 709: it overflows, and math's exp would raise)
+    Rule("ndtri_exp", "ndtri_exp(x)", ("(sqrt(2.0 * pi(x)) * exp(0.5 * (r * r) + x) if 0.5 * (r * r) "
+                                       "+ x < 709.0 or mpf_based(x) else INF) if r >= 0 else "
+                                       "(1.0 / mills_fraction(-r) if r < -5.0 else sqrt(0.5 * "
+                                       "pi(x)) * erfcx(-r / sqrt(like(x, 2))))",),
+         lib=SP("ndtri_exp", M.mp_ndtri_exp), special=("ndtri_exp",),
+         points=(("-0.3",), ("-2.5",), ("-20",))),
+    Rule("inv_boxcox", "inv_boxcox(x, y)", (_INV_BOX_DX.format(X="r"), _INV_BOX_DY.format(
+        X="r", L="log1p(inv_boxcox1p(x, y))")),
+         lib=SP("inv_boxcox", M.mp_inv_boxcox), special=("inv_boxcox",),
+         points=(("1.7", "0.6"), ("0.4", "-1.3"), ("2.5", "0"), ("3.5", "2.5"))),
+    Rule("inv_boxcox1p", "inv_boxcox1p(x, y)", (_INV_BOX_DX.format(X="(r + 1.0)"), _INV_BOX_DY.format(
+        X="(r + 1.0)", L="log1p(r)")),
+         lib=SP("inv_boxcox1p", M.mp_inv_boxcox1p, numpy_wrapper=M.inv_boxcox1p_tiny_arrays,
+                float_wrapper=M.inv_boxcox1p_tiny_floats), special=("inv_boxcox1p",),
+         points=(("0.7", "0.6"), ("-0.4", "-1.3"), ("1.5", "0"), ("3.5", "2.5"))),
+    # ---- orthogonal polynomials of degree n (an order): scipy's eval_* (base functions:
+    # core/special_poly.py); the degree's int loop in scipy is float64 (weak_scalars)
+    # P_n′ = (n + 1)/2·P_(n−1)^(1,1); the shifted P_n(2x − 1) twice that at 2x − 1
+    Rule("eval_legendre", "eval_legendre(x, y)", ("no_derivative('eval_legendre', 'n')",
+                                                  _LEGENDRE_DX.format(c="0.5 * ", t="y")),
+         lib=SP("eval_legendre", P.mp_eval_legendre, numpy_wrapper=X.weak_scalars),
+         special=("eval_legendre",), orders=(0,),
+         points=(("3", "0.4"), ("2.5", "0.6"), ("-3", "-0.7"))),
+    Rule("eval_sh_legendre", "eval_sh_legendre(x, y)", (
+        "no_derivative('eval_sh_legendre', 'n')", _LEGENDRE_DX.format(c="", t="2.0 * y - 1.0")),
+         lib=SP("eval_sh_legendre", P.mp_eval_sh_legendre, numpy_wrapper=X.weak_scalars),
+         special=("eval_sh_legendre",), orders=(0,), points=(("3", "0.4"), ("2.5", "0.8"))),
+    # T_n′ = n·U_(n−1); U_n′ = 2·C_(n−1)^(2); C_n(x) = 2T_n(x/2): n·S_(n−1); S_n(x) = U_n(x/2):
+    # C_(n−1)^(2)(x/2); the shifted T_n(2x − 1), U_n(2x − 1): 2n·U_(n−1)(2x − 1), 4·C_(n−1)^(2)(2x − 1)
+    Rule("eval_chebyt", "eval_chebyt(x, y)", ("no_derivative('eval_chebyt', 'n')",
+                                              "0.0 if x == 0 else like(y, x) * eval_chebyu(x - 1, y)"),
+         lib=SP("eval_chebyt", P.mp_eval_chebyt, numpy_wrapper=X.weak_scalars),
+         special=("eval_chebyt",), orders=(0,),
+         points=(("3", "0.4"), ("2.5", "-0.6"), ("-2", "0.7"))),
+    Rule("eval_chebyu", "eval_chebyu(x, y)", ("no_derivative('eval_chebyu', 'n')",
+                                              _CHEBYU_DX.format(c="2.0", t="y")),
+         lib=SP("eval_chebyu", P.mp_eval_chebyu, numpy_wrapper=X.weak_scalars),
+         special=("eval_chebyu",), orders=(0,),
+         points=(("3", "0.4"), ("2.5", "-0.6"), ("-4", "0.7"))),
+    Rule("eval_chebyc", "eval_chebyc(x, y)", ("no_derivative('eval_chebyc', 'n')",
+                                              "0.0 if x == 0 else like(y, x) * eval_chebys(x - 1, y)"),
+         lib=SP("eval_chebyc", P.mp_eval_chebyc, numpy_wrapper=X.weak_scalars),
+         special=("eval_chebyc",), orders=(0,), points=(("3", "0.8"), ("2.5", "1.3"))),
+    Rule("eval_chebys", "eval_chebys(x, y)", ("no_derivative('eval_chebys', 'n')",
+                                              _CHEBYU_DX.format(c="1.0", t="0.5 * y")),
+         lib=SP("eval_chebys", P.mp_eval_chebys, numpy_wrapper=X.weak_scalars),
+         special=("eval_chebys",), orders=(0,), points=(("3", "0.8"), ("-4", "1.3"))),
+    Rule("eval_sh_chebyt", "eval_sh_chebyt(x, y)", (
+        "no_derivative('eval_sh_chebyt', 'n')",
+        "0.0 if x == 0 else 2.0 * like(y, x) * eval_sh_chebyu(x - 1, y)"),
+         lib=SP("eval_sh_chebyt", P.mp_eval_sh_chebyt, numpy_wrapper=X.weak_scalars),
+         special=("eval_sh_chebyt",), orders=(0,), points=(("3", "0.4"), ("2.5", "0.8"))),
+    Rule("eval_sh_chebyu", "eval_sh_chebyu(x, y)", ("no_derivative('eval_sh_chebyu', 'n')",
+                                                    _CHEBYU_DX.format(c="4.0", t="2.0 * y - 1.0")),
+         lib=SP("eval_sh_chebyu", P.mp_eval_sh_chebyu, numpy_wrapper=X.weak_scalars),
+         special=("eval_sh_chebyu",), orders=(0,), points=(("3", "0.4"), ("2.5", "0.8"))),
+    # L_n′ = −L_(n−1)^(1)
+    Rule("eval_laguerre", "eval_laguerre(x, y)", ("no_derivative('eval_laguerre', 'n')",
+                                                  "0.0 if x == 0 else -eval_genlaguerre(x - 1, 1.0, y)"),
+         lib=SP("eval_laguerre", P.mp_eval_laguerre, numpy_wrapper=X.weak_scalars),
+         special=("eval_laguerre",), orders=(0,), points=(("3", "0.8"), ("2.5", "1.7"))),
     # ---- three arguments -----------------------------------------------------------------------
     # the regularized incomplete beta function I_x(a, b): ∂x = x^(a−1)(1 − x)^(b−1)/B(a, b), as
     # exp((a − 1)·log x + (b − 1)·log(1 − x) − log B(a, b)) (0·log 0 = 0 at the ends for a or b
@@ -874,6 +1054,23 @@ TABLE = [
                                        "like(z, y) + 1.0, z)"),
          lib=SP("hyp1f1", J.mp_hyp1f1), special=("hyp1f1",), shapes=(0, 1),
          points=(("0.7", "1.6", "0.9"), ("-1.3", "2.5", "-1.1"), ("2", "3", "0.4"))),
+    # Gegenbauer's C_n^(α)′ = 2α·C_(n−1)^(α+1) (scipy's C_n^(0) is 0 for n ≥ 1: so is this), the
+    # generalized Laguerre L_n^(α)′ = −L_(n−1)^(α+1) (nan for α ≤ −1, as scipy's value); α a shape
+    # argument, n an order
+    Rule("eval_gegenbauer", "eval_gegenbauer(x, y, z)", (
+        "no_derivative('eval_gegenbauer', 'n')",
+        "no_derivative('eval_gegenbauer', 'alpha', 'shape')",
+        "0.0 if x == 0 else 2.0 * like(z, y) * eval_gegenbauer(x - 1, like(z, y) + 1.0, z)"),
+         lib=SP("eval_gegenbauer", P.mp_eval_gegenbauer, numpy_wrapper=X.weak_scalars),
+         special=("eval_gegenbauer",), orders=(0,), shapes=(1,),
+         points=(("3", "0.7", "0.4"), ("2.5", "1.5", "0.3"), ("2", "0", "0.6"))),
+    Rule("eval_genlaguerre", "eval_genlaguerre(x, y, z)", (
+        "no_derivative('eval_genlaguerre', 'n')",
+        "no_derivative('eval_genlaguerre', 'alpha', 'shape')",
+        "(0.0 if x == 0 else -eval_genlaguerre(x - 1, like(z, y) + 1.0, z)) if y > -1 else NAN"),
+         lib=SP("eval_genlaguerre", P.mp_eval_genlaguerre, numpy_wrapper=X.weak_scalars),
+         special=("eval_genlaguerre",), orders=(0,), shapes=(1,),
+         points=(("3", "0.5", "0.8"), ("2.5", "1.5", "1.7"), ("2", "-0.5", "0.3"))),
     # ---- four arguments ------------------------------------------------------------------------
     # Gauss's ₂F₁(a, b; c; x): ∂x = (ab/c)·₂F₁(a + 1, b + 1; c + 1; x); a, b, c shape arguments
     Rule("hyp2f1", "hyp2f1(x, y, z, w)", ("no_derivative('hyp2f1', 'a', 'shape')",
@@ -885,6 +1082,24 @@ TABLE = [
          lib=SP("hyp2f1", J.mp_hyp2f1, numpy_wrapper=X.weak_scalars), special=("hyp2f1",),
          shapes=(0, 1, 2), points=(("0.7", "1.6", "2.3", "0.4"), ("-1.3", "0.5", "1.5", "-0.6"),
                                    ("1", "1", "2", "0.7"))),
+    # Jacobi's P_n^(α,β)′ = (n + α + β + 1)/2·P_(n−1)^(α+1,β+1); scipy's shifted Jacobi G_n^(p,q)(x) =
+    # P_n^(p−q,q−1)(2x − 1)/binom(2n + p − 1, n), whose slope is n·G_(n−1)^(p+2,q+1)(x)
+    Rule("eval_jacobi", "eval_jacobi(x, y, z, w)", (
+        "no_derivative('eval_jacobi', 'n')", "no_derivative('eval_jacobi', 'alpha', 'shape')",
+        "no_derivative('eval_jacobi', 'beta', 'shape')",
+        "0.0 if x == 0 else 0.5 * (like(w, x) + like(w, y) + like(w, z) + 1.0) * eval_jacobi("
+        "x - 1, like(w, y) + 1.0, like(w, z) + 1.0, w)"),
+         lib=SP("eval_jacobi", P.mp_eval_jacobi, numpy_wrapper=X.weak_scalars),
+         special=("eval_jacobi",), orders=(0,), shapes=(1, 2),
+         points=(("3", "0.5", "0.7", "0.4"), ("2.5", "1.5", "0.3", "-0.3"))),
+    Rule("eval_sh_jacobi", "eval_sh_jacobi(x, y, z, w)", (
+        "no_derivative('eval_sh_jacobi', 'n')", "no_derivative('eval_sh_jacobi', 'p', 'shape')",
+        "no_derivative('eval_sh_jacobi', 'q', 'shape')",
+        "0.0 if x == 0 else like(w, x) * eval_sh_jacobi(x - 1, like(w, y) + 2.0, like(w, z) + 1.0, "
+        "w)"),
+         lib=SP("eval_sh_jacobi", P.mp_eval_sh_jacobi, numpy_wrapper=X.weak_scalars),
+         special=("eval_sh_jacobi",), orders=(0,), shapes=(1, 2),
+         points=(("3", "2.5", "0.7", "0.4"), ("2.5", "1.5", "0.8", "0.7"))),
     # ---- piecewise constant: derivative 0 at every order, the result is a base number ----------
     Rule("floordiv", "floordiv(x, y)", arity=2, ufuncs=("floor_divide",), dunders=("__floordiv__",),
          lib=(operator.floordiv, operator.floordiv,

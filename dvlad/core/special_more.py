@@ -1,19 +1,27 @@
 """Base functions of the rule table's later scipy.special rows (scipy's names): the entropies,
 the log of the logistic function, the exponentially scaled functions, the exponential integrals,
-Spence's function, the Hurwitz zeta function and the modified Bessel function of the second
-kind.  Their mpf family is mpmath at the working precision; for floats where math has what they
-need, a math function; else scipy's function (:func:`dvlad.core.special.lib`, which also gives
-the numpy family).
+Spence's function, the Hurwitz zeta function, the Bessel functions K and Y and their scaled
+forms, the Huber losses, exp10, exprel, powm1, ndtri_exp and the inverse Box-Cox transforms.
+Their mpf family is mpmath at the working precision; for floats where math has what they need,
+a math function; else scipy's function (:func:`dvlad.core.special.lib`, which also gives the
+numpy family).
 
 Values at the edges are scipy's: ``entr(0) = 0`` and −inf for x < 0; ``rel_entr`` and
 ``kl_div`` 0 and y at x = 0 (y ≥ 0), inf outside x, y > 0; ``exp1(0) = inf``, nan for x < 0;
 ``expi(0) = −inf``; Spence's function nan for z < 0 and at inf; ``zeta(x, q)`` inf at x = 1 and
 at the poles q = 0, −1, ..., nan for x < 1 and for a negative q with a fractional x; ``kv``
-and ``kve`` inf at x = 0, nan for x < 0, ``kv`` 0 and ``kve`` nan at x = inf.
+and ``kve`` inf at x = 0, nan for x < 0, ``kv`` 0 and ``kve`` nan at x = inf (``k0e``, ``k1e``:
+0); ``yv(v, 0)`` −inf, for v < 0 times the sign of cos πv as scipy computes it in floats,
+``yve`` nan at 0, ``jve`` at 0 for a fractional v < 0, and the Bessel functions of the first and
+second kind nan at ±inf; ``powm1(x, 0)`` and ``powm1(1, y)`` 0 (a nan in the other too), inf at
+x = 0 for y < 0; ``huber`` and ``pseudo_huber`` inf for δ < 0, ``pseudo_huber`` 0 at δ = 0 or
+r = 0 and nan at δ = inf (scipy's δ²·expm1(0)); ``ndtri_exp`` inf at y = 0, nan above.
 """
+import functools
 import math
 
 import mpmath
+import numpy as np
 
 from .base import INF, MPF
 from .special_jax import _base, _bits
@@ -151,7 +159,17 @@ def mp_kv(v, x):
         return mpmath.nan
     if x == mpmath.inf:
         return mpmath.mpf(0)             # (mpmath's asymptotic series would not converge)
-    return mpmath.besselk(v, x)
+    return _remembered(mpmath.besselk, v, x, mpmath.mp.prec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered(f, v, x, prec):
+    """mpmath's Bessel function f(v, x) at precision prec, kept: of an integer order (a limit) it
+    takes ~4 ms at 50 digits, and a Taylor tower of k1e to order 8 asks ~6500 times at a few
+    (v, x) (each order's partials call rows at the order below): derivatives(k1e, 8) at mpf 0.8
+    took 24 s, now 0.6 s."""
+    with mpmath.workprec(prec):
+        return f(v, x)
 
 
 def mp_kve(v, x):
@@ -192,3 +210,189 @@ def bessel_slope_series(n, x):
     root = mpmath.sqrt(2 * mpmath.pi) if type(one) is MPF else math.sqrt(2 * math.pi)
     slope = s * u * u ** 0.5 / root
     return slope if n else slope * (x / t)
+
+
+# ---- Bessel functions: K of orders 0, 1 and n, Y_v, and the scaled yve and jve -------------------
+
+def mp_k0(x):
+    return mp_kv(0, x)
+
+
+def mp_k1(x):
+    return mp_kv(1, x)
+
+
+def mp_k0e(x):
+    return mpmath.mpf(0) if x == mpmath.inf else mp_kve(0, x)     # (kve's is nan there)
+
+
+def mp_k1e(x):
+    return mpmath.mpf(0) if x == mpmath.inf else mp_kve(1, x)
+
+
+def mp_kn(n, x):
+    """K_n(x) for an integer n: scipy truncates a fractional one."""
+    return mpmath.nan if n != n else mp_kv(int(n), x)
+
+
+def _bessel_order(v):
+    return int(v) if v == int(v) else v        # (mpmath's integer-order branch: real at x < 0)
+
+
+def mp_yv(v, x):
+    """Y_v(x), real for x > 0; scipy's values: nan for x < 0 and at inf, −inf at x = 0, for v < 0
+    times the sign of cos πv as scipy computes it (float rounding: inf at v = −1.5)."""
+    if v != v or x != x or x < 0 or abs(v) == mpmath.inf or x == mpmath.inf:
+        return mpmath.nan
+    if x == 0:
+        return -mpmath.inf if v >= 0 or math.cos(math.pi * float(v)) > 0 else mpmath.inf
+    return _remembered(mpmath.bessely, _bessel_order(v), x, mpmath.mp.prec)
+
+
+def mp_yve(v, x):
+    """Y_v(x)·e^(−|Im x|), Y_v itself for real x; nan at x = 0, as scipy."""
+    return mpmath.nan if x == 0 else mp_yv(v, x)
+
+
+def mp_jve(v, x):
+    """J_v(x)·e^(−|Im x|), J_v itself for real x: nan for a fractional v at x < 0 (complex), at a
+    fractional v < 0 at x = 0 and at x = ±inf, as scipy."""
+    if v != v or x != x or abs(x) == mpmath.inf or abs(v) == mpmath.inf:
+        return mpmath.nan
+    if v != int(v) and (x < 0 or (x == 0 and v < 0)):
+        return mpmath.nan
+    return mpmath.besselj(_bessel_order(v), x)
+
+
+# ---- exp10, exprel, powm1 ------------------------------------------------------------------------
+
+def mp_exp10(x):
+    return mpmath.mpf(10) ** x
+
+
+def mp_exprel(x):
+    """(eˣ − 1)/x, 1 at 0 (0 at −inf, inf at inf)."""
+    if x == 0:
+        return mpmath.mpf(1)
+    if abs(x) == mpmath.inf:
+        return mpmath.inf if x > 0 else mpmath.mpf(0)
+    return mpmath.expm1(x) / x
+
+
+def mp_powm1(x, y):
+    """x^y − 1 (near x^y = 1 without cancellation), with scipy's values: 0 for y = 0 or x = 1
+    (nan in the other too), nan for x < 0 and a fractional y, −1 or inf at x = 0."""
+    if y == 0 or x == 1:
+        return mpmath.mpf(0)
+    if x != x or y != y or (x < 0 and y != mpmath.floor(y)):
+        return mpmath.nan
+    if x == 0:
+        return mpmath.mpf(-1) if y > 0 else mpmath.inf
+    if abs(x) == mpmath.inf or abs(y) == mpmath.inf:
+        return mpmath.mpf(x) ** y - 1
+    return mpmath.powm1(x, y)
+
+
+# ---- the Huber losses --------------------------------------------------------------------------
+
+def mp_huber(delta, r):
+    """r²/2 for |r| ≤ δ, δ(|r| − δ/2) beyond; inf for δ < 0."""
+    if delta < 0:
+        return mpmath.inf
+    delta, r = mpmath.mpf(delta), mpmath.mpf(r)          # (a float one in mpf arithmetic)
+    if abs(r) <= delta:
+        return r * r / 2
+    return delta * (abs(r) - delta / 2)
+
+
+def mp_pseudo_huber(delta, r):
+    """δ²(√(1 + (r/δ)²) − 1) = r²/(√(1 + (r/δ)²) + 1); scipy's values: inf for δ < 0, 0 at δ = 0
+    or r = 0, nan at δ = inf."""
+    if delta < 0:
+        return mpmath.inf
+    if delta == 0 or r == 0:
+        return mpmath.mpf(0)
+    delta, r = mpmath.mpf(delta), mpmath.mpf(r)
+    if delta != delta or r != r or delta == mpmath.inf:
+        return mpmath.nan
+    return mpmath.inf if abs(r) == mpmath.inf else r * r / (mpmath.sqrt(1 + (r / delta) ** 2) + 1)
+
+
+# ---- ndtri_exp and the inverse Box-Cox transforms --------------------------------------------
+
+def _log_ndtr(r):
+    return mpmath.log1p(-mpmath.ncdf(-r)) if r > 0 else mpmath.log(mpmath.ncdf(r))
+
+
+def _ndtri_exp_start(y):
+    """Newton's start: in the tails, where Φ(r) ≈ φ(r)/|r|, r² ≈ L − log(2πL); else 0."""
+    if y < -2:
+        return -mpmath.sqrt(-2 * y - mpmath.log(-4 * mpmath.pi * y))
+    q = -mpmath.expm1(y)
+    L = -2 * mpmath.log(q)
+    return mpmath.sqrt(max(L - mpmath.log(2 * mpmath.pi * L), 0)) if q < 0.1 else mpmath.mpf(0)
+
+
+def mp_ndtri_exp(y):
+    """Φ⁻¹(eʸ) for y ≤ 0: Newton's method on log Φ(r) = y (log Φ is increasing and concave, so
+    its iterates close in from below after the first), at 20 bits beyond the working precision;
+    inf at 0, −inf at −inf, nan for y > 0."""
+    if y != y or y > 0:
+        return mpmath.nan
+    if y == 0:
+        return mpmath.inf
+    if y == -mpmath.inf:
+        return -mpmath.inf
+    with mpmath.extraprec(20):
+        r = _ndtri_exp_start(y)
+        for _ in range(200):
+            step = (_log_ndtr(r) - y) * mpmath.ncdf(r) / mpmath.npdf(r)
+            r -= step
+            if abs(step) <= mpmath.eps * max(1, abs(r)):
+                break
+    return +r
+
+
+def _inv_box(y, lmbda, f, edge):
+    """f(log1p(λy)/λ) (f: mpmath's exp or expm1), f(y) at λ = 0 (the limit); nan where
+    1 + λy < 0, at 1 + λy = 0 ``edge`` (λ > 0) or inf (λ < 0)."""
+    if y != y or lmbda != lmbda:
+        return mpmath.nan
+    if lmbda == 0:
+        return f(y)
+    u = lmbda * mpmath.mpf(y)
+    if u <= -1:
+        return mpmath.nan if u < -1 else (mpmath.mpf(edge) if lmbda > 0 else mpmath.inf)
+    return f(mpmath.log1p(u) / lmbda)
+
+
+def mp_inv_boxcox(y, lmbda):
+    """x with boxcox(x, λ) = y: (1 + λy)^(1/λ), eʸ at λ = 0."""
+    return _inv_box(y, lmbda, mpmath.exp, 0)
+
+
+def mp_inv_boxcox1p(y, lmbda):
+    """x with boxcox1p(x, λ) = y: expm1(log1p(λy)/λ), expm1(y) at λ = 0 (scipy's y: see below)."""
+    return _inv_box(y, lmbda, mpmath.expm1, -1)
+
+
+def inv_boxcox1p_tiny_floats(function):
+    """scipy's inv_boxcox1p is y itself where 0 < |λy| < 1e-154 (λ ≠ 0), not expm1(y), the
+    limit there (expm1(log1p(λy)/λ), λy to 1e-154 of itself): here expm1(y), as the mpf family."""
+    def f(y, lmbda):
+        return math.expm1(y) if lmbda and abs(lmbda * y) < 1e-154 else function(y, lmbda)
+    f.__name__ = function.__name__
+    return f
+
+
+def inv_boxcox1p_tiny_arrays(function):
+    def f(y, lmbda):
+        r = function(y, lmbda)
+        with np.errstate(all="ignore"):
+            tiny = (np.abs(np.multiply(lmbda, y, dtype=np.float64)) < 1e-154) & (lmbda != 0)
+            if np.any(tiny):
+                r = np.where(tiny, np.expm1(y), r).astype(r.dtype)
+                r = r if r.ndim else r[()]
+        return r
+    f.__name__ = function.__name__
+    return f
