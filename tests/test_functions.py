@@ -41,8 +41,14 @@ from dvlad import derivative as D
 from dvlad import directional_derivative, gradient_r, jvp
 from support import close, exactly  # noqa: E402
 
-mpmath.mp.dps = 50
 E = math.e
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fifty_digits():
+    """mpmath's closed forms at 50 digits, for this module's tests only."""
+    with mpmath.workdps(50):
+        yield
 
 
 # ---- the functions the cases are built from ---------------------------------------------------

@@ -34,27 +34,6 @@ CHUNK = 1000
 QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 
-class Summary:
-    """A line at the end of the run: how many programs of each kind were checked (a plugin
-    registered by the fixture below: output from a test's teardown would be captured)."""
-
-    def pytest_terminal_summary(self, terminalreporter):
-        if sum(fp.COUNTS.values()):
-            terminalreporter.write_line(
-                f"dvlad fuzz: {sum(fp.COUNTS.values())} programs checked ("
-                + ", ".join(f"{k} {fp.COUNTS[k]}" for k in fp.KINDS) + "); the truth left out "
-                f"near a tie or a kink: {sum(fp.SKIPPED.values())}; every derivative raised one "
-                f"named error: {sum(fp.RAISED.values())}; known bugs kept out: "
-                f"{len(fp.KNOWN_BUGS)} (fuzz_programs.KNOWN_BUGS)")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def summary(request):
-    manager = request.config.pluginmanager
-    if not manager.has_plugin("dvlad-fuzz-summary"):
-        manager.register(Summary(), "dvlad-fuzz-summary")
-
-
 # ---- the short profile ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kind", fp.KINDS)

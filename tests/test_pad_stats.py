@@ -194,8 +194,15 @@ def test_norm_entropy_in_its_scale_is_one_over_scale():
     close(st.norm(0.0, 2.0).entropy(), 0.5 * np.log(2 * np.pi * np.e * 4.0), rel=1e-15)
 
 
-mpmath.mp.dps = 30
 _M = mpmath
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _thirty_digits():
+    """The oracles below at 30 digits, for this module's tests only."""
+    with mpmath.workdps(30):
+        yield
+
 # (distribution, method, shapes, the function of (shapes..., loc, scale) in mpmath)
 ORACLES = [
     ("t", "entropy", (4.5,), lambda v, l, s: (v + 1) / 2 * (_M.digamma((v + 1) / 2)

@@ -330,7 +330,7 @@ def test_the_array_tests_pass_with_every_array_pooled(request):
     env = dict(os.environ, DVLAD_POOL_THRESHOLD="0")
     env.pop("DVLAD_REFERENCE", None)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
-    args = ["tests/test_arrays.py", "tests/test_array_fast_paths.py", "-q",
+    args = ["tests/test_arrays.py", "tests/test_array_fast_paths.py", "-q", "-n", "0",
             "-p", "no:cacheprovider"]
     if request.config.getoption("--runslow"):
         args.append("--runslow")
