@@ -11,6 +11,8 @@ and backward are transposes of each other on every matrix; the handlers build th
 input from the one triangle numpy reads, which makes the derivative numpy's own, in every
 direction.
 """
+import functools
+
 import numpy as np
 
 from . import primitives as A
@@ -35,9 +37,13 @@ def dtype_of(x):
     return np.result_type(strip(x), np.float32)
 
 
+@functools.lru_cache(maxsize=16)
 def tri_mask(n, lower, k=0):
-    """(n, n) booleans: the lower triangle j − i ≤ k, or the upper one j − i ≥ k."""
-    return np.tri(n, n, k, dtype=bool) if lower else ~np.tri(n, n, k - 1, dtype=bool)
+    """(n, n) booleans: the lower triangle j − i ≤ k, or the upper one j − i ≥ k (read-only,
+    kept for the next call with the same n)."""
+    m = np.tri(n, n, k, dtype=bool) if lower else ~np.tri(n, n, k - 1, dtype=bool)
+    m.flags.writeable = False
+    return m
 
 
 def tri(x, lower, k=0):
@@ -132,10 +138,13 @@ Only the triangle is read, so the derivative in a is the triangle's."""
 
 # ---- cholesky -----------------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=16)
 def _phi(n, dt):
-    """Φ(X) = Φ * X: the lower triangle with its diagonal halved (Murray 2016)."""
+    """Φ(X) = Φ * X: the lower triangle with its diagonal halved (Murray 2016); read-only, kept
+    for the next call with the same n and dtype."""
     w = np.tril(np.ones((n, n), dt))
     np.fill_diagonal(w, 0.5)
+    w.flags.writeable = False
     return w
 
 
