@@ -228,9 +228,10 @@ __all__ = [
 # installed in scipy now or when it is imported (dvlad.operators.scipy_functions, scipy_stats)
 from .operators import scipy_functions as _scipy_functions, scipy_stats as _scipy_stats
 from .operators import scipy_integrate as _scipy_integrate, scipy_optimize as _scipy_optimize
-from .operators import scipy_spatial as _scipy_spatial
+from .operators import scipy_signal as _scipy_signal, scipy_spatial as _scipy_spatial
 
 _scipy_functions.install({"scipy.stats": _scipy_stats.install,
                           "scipy.optimize": _scipy_optimize.install,
                           "scipy.spatial.distance": _scipy_spatial.install,
+                          "scipy.signal": _scipy_signal.install,
                           "scipy.integrate": _scipy_integrate.install})

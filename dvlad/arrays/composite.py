@@ -167,6 +167,14 @@ def _take_along_axis(arr, indices, axis):
     return A.getitem(arr, idx)
 
 
+def _fftshift(x, axes=None, inverse=False):
+    """np.fft.fftshift (ifftshift): a roll by n // 2 (−(n // 2)) along each axis."""
+    nd = _ndim(x)
+    axes = range(nd) if axes is None else [ax % nd for ax in np.atleast_1d(axes)]
+    shifts = [(-1 if inverse else 1) * (A.shape(x)[ax] // 2) for ax in axes]
+    return _roll(x, shifts, list(axes)) if shifts else x
+
+
 def _repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = A.reshape(a, (-1,)), 0
@@ -245,7 +253,8 @@ def _broadcast_arrays(*args, subok=False):
 
 FUNCTIONS = {
     np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0),
-    np.roll: _roll, np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
+    np.roll: _roll, np.fft.fftshift: _fftshift,
+    np.fft.ifftshift: lambda x, axes=None: _fftshift(x, axes, True), np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
     np.atleast_2d: _atleast_2d, np.atleast_3d: _atleast_3d,
     np.tril: _tri(True), np.triu: _tri(False), np.diagonal: _diagonal, np.diag: _diag,
     np.diagflat: _diagflat, np.take: _take, np.take_along_axis: _take_along_axis,
