@@ -17,16 +17,8 @@ boundary='fill' with fillvalue 0 only.  Calls without dvlad numbers are scipy's 
 """
 import numpy as np
 
-from ..arrays.objects import repack
-from ..core.number import ADNumber
 from ..core.tags import NotDifferentiableError
-
-
-def _array(x):
-    if isinstance(x, ADNumber):
-        return x
-    x = np.asarray(x)
-    return repack(x) if x.dtype == object else x       # np.array([...]) of dvlad numbers
+from .scipy_functions import _array
 
 
 def _full(a, b):
