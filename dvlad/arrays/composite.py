@@ -254,7 +254,8 @@ def _broadcast_arrays(*args, subok=False):
 FUNCTIONS = {
     np.flip: _flip, np.fliplr: lambda m: _flip(m, 1), np.flipud: lambda m: _flip(m, 0),
     np.roll: _roll, np.fft.fftshift: _fftshift,
-    np.fft.ifftshift: lambda x, axes=None: _fftshift(x, axes, True), np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
+    np.fft.ifftshift: lambda x, axes=None: _fftshift(x, axes, True),
+    np.rot90: _rot90, np.moveaxis: _moveaxis, np.atleast_1d: _atleast_1d,
     np.atleast_2d: _atleast_2d, np.atleast_3d: _atleast_3d,
     np.tril: _tri(True), np.triu: _tri(False), np.diagonal: _diagonal, np.diag: _diag,
     np.diagflat: _diagflat, np.take: _take, np.take_along_axis: _take_along_axis,
