@@ -536,15 +536,17 @@ def test_solve_with_a_triangle_substitutes_and_differentiates_as_solve():
 @pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-13), (np.float32, 1e-5)])
 @pytest.mark.parametrize("lower", [True, False])
 @pytest.mark.parametrize("k", [1, 4, 9])
-def test_triangular_solves_by_trsm_equal_scipys(dtype, rtol, lower, k):
-    """The triangular solve behind cholesky's derivatives calls BLAS's trsm on the transposes
-    (factorizations._trsm): the same solution as scipy's solve_triangular, reading one triangle
-    (the other holds noise here), in the arrays' type; a zero on the diagonal raises as scipy."""
+@pytest.mark.parametrize("orders", ["CC", "CF", "FC", "FF"])
+def test_triangular_solves_by_trsm_equal_scipys(dtype, rtol, lower, k, orders):
+    """The triangular solve behind cholesky's derivatives calls BLAS's trsm where each operand
+    lies, row- or column-major (factorizations._trsm; cholesky's rules solve with Lᵀ, a view):
+    the same solution as scipy's solve_triangular, reading one triangle (the other holds noise
+    here), in the arrays' type; a zero on the diagonal raises as scipy."""
     sl = pytest.importorskip("scipy.linalg")
     from dvlad.arrays.factorizations import _tri_value, _trsm
     rng = np.random.default_rng(k)
-    a = (rng.standard_normal((7, 7)) + 4 * np.eye(7)).astype(dtype)
-    b = rng.standard_normal((7, k)).astype(dtype)
+    a = np.asarray((rng.standard_normal((7, 7)) + 4 * np.eye(7)).astype(dtype), order=orders[0])
+    b = np.asarray(rng.standard_normal((7, k)).astype(dtype), order=orders[1])
     got = _tri_value(a, b, lower)
     assert (_trsm(a, b, lower) is None) == REFERENCE      # the fast path is the one tested
     assert got.dtype == dtype and got.shape == (7, k)

@@ -111,14 +111,17 @@ def _svd_value(a):
 # ---- triangular solve -------------------------------------------------------------------------
 
 def _trsm(a, b, lower):
-    """T⁻¹b for 2-d float64 (float32) arrays by BLAS's trsm, called on the transposes: a
-    row-major array is its transpose in column-major order, so Xᵀ = bᵀ·T⁻ᵀ is a right-hand
-    solve with a.T, copying nothing but b (scipy's solve_triangular copies both into column-major
-    order: this is 20–35 % faster at n = 50…1000).  None where it does not apply — other
-    types, scipy absent, a zero on T's diagonal (scipy raises there), the reference path."""
+    """T⁻¹b for 2-d float64 (float32) arrays by BLAS's trsm, reading each operand where it lies:
+    a row-major array is its transpose in column-major order, so a row-major b is solved as
+    Xᵀ = bᵀ·T⁻ᵀ (a right-hand solve), a column-major one as T·X = b, and a row-major a is
+    passed as aᵀ with the transpose flag (cholesky's derivatives solve with Lᵀ, a view).  Only
+    b is copied (scipy's solve_triangular copies both into column-major order: 20–35 % slower
+    at n = 50…1000).  None where it does not apply — other types, other layouts, scipy absent,
+    a zero on T's diagonal (scipy raises there), the reference path."""
     if REFERENCE or type(a) is not np.ndarray or type(b) is not np.ndarray \
             or a.dtype != b.dtype or a.dtype not in (np.float64, np.float32) \
-            or not a.flags.c_contiguous or not b.flags.c_contiguous or 0 in b.shape:
+            or 0 in b.shape or not (a.flags.c_contiguous or a.flags.f_contiguous) \
+            or not (b.flags.c_contiguous or b.flags.f_contiguous):
         return None
     try:
         from scipy.linalg import blas
@@ -127,7 +130,11 @@ def _trsm(a, b, lower):
     if not np.all(np.diagonal(a)):
         return None
     trsm = blas.dtrsm if a.dtype == np.float64 else blas.strsm
-    return trsm(1.0, a.T, b.T, side=1, lower=int(not lower)).T
+    column = a.flags.f_contiguous           # A, column-major: a itself, or aᵀ (then T is op(A)ᵀ)
+    m, tri_lower = (a, lower) if column else (a.T, not lower)
+    if b.flags.c_contiguous:                # Xᵀ·Tᵀ = bᵀ: op(A) = Tᵀ
+        return trsm(1.0, m, b.T, side=1, lower=int(tri_lower), trans_a=int(column)).T
+    return trsm(1.0, m, b, side=0, lower=int(tri_lower), trans_a=int(not column))
 
 
 def _tri_value(a, b, lower):
