@@ -643,6 +643,22 @@ def test_solve(b_shape):
         np.testing.assert_allclose(gb, lam, rtol=1e-12, atol=1e-14)
 
 
+def test_solve_with_both_inputs_tracked_in_every_sweep_of_a_jacobian():
+    """x = (A + v uᵀ)⁻¹ v: dx = (1 − u·x) A_v⁻¹ dv.  jacobian_r sweeps one tape once per row,
+    each pulling its seed back to both of solve's inputs (which share one solve with A_vᵀ)."""
+    a, u = _matrix(44, 5), rng(45).standard_normal(5)
+    for v in (rng(46).standard_normal(5), np.arange(1.0, 6.0)):
+        av = a + np.outer(v, u)
+        x = np.linalg.solve(av, v)
+        want = (1.0 - u @ x) * np.linalg.inv(av)
+        f = lambda v: np.linalg.solve(a + np.outer(v, u), v)
+        for jac in (ad.jacobian_r, ad.jacobian_f):
+            np.testing.assert_allclose(jac(f)(v), want, rtol=1e-11, atol=1e-13)
+        w = np.arange(5.0)
+        np.testing.assert_allclose(ad.gradient_r(lambda v: w @ f(v))(v), want.T @ w, rtol=1e-11,
+                                   atol=1e-13)
+
+
 def test_inv():
     a = _matrix(43)
     same_value(np.linalg.inv, a)

@@ -2,7 +2,8 @@
 protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primitive.
 
 - :mod:`dvlad.arrays.primitives`: shapes, indexing, reductions, where (each with its linear map);
-- :mod:`dvlad.arrays.linalg`: products, einsum, solve, inv, det, slogdet;
+- :mod:`dvlad.arrays.linalg`: products, einsum, solve, inv, det, slogdet (their Taylor towers
+  in :mod:`dvlad.arrays.linalg_taylor`);
 - :mod:`dvlad.arrays.decompositions`: cholesky, qr, eigh, svd, pinv, lstsq, norm, matrix_power,
   multi_dot, and scipy.linalg's expm, solve_triangular, cho_factor, cho_solve;
 - :mod:`dvlad.arrays.eigen`: eig and eigvals of a matrix with real eigenvalues;
@@ -12,6 +13,7 @@ protocols on AD numbers.  ``dvlad.arrays`` is where users find every array primi
   differentiates as it is (importing it installs them).
 """
 from . import protocol  # noqa: F401  (installs numpy's protocols on bundles, tape cells, towers)
+from . import linalg_taylor  # noqa: F401  (solve's, inv's and det's Taylor recurrences)
 from . import vectorized
 from .decompositions import (cho_factor, cho_solve, cholesky, eig, eigh, eigvals, eigvalsh, expm,
                              lstsq, matrix_power, multi_dot, norm, pinv, qr, solve_triangular,

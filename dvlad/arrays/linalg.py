@@ -27,7 +27,6 @@ from .primitives import (
 from .solving import inverse_value, slogdet_value, solve_value
 from ..core.number import strip
 from ..core.tags import NotDifferentiableError
-from ..numbers.tower import ZERO
 
 
 def _matmul_grad_a(s, b, a_shape):
@@ -242,19 +241,36 @@ def _solve_vectors(a, r):
     return reshape(solve(a, expand_dims(r, -1)), np.broadcast_shapes(shape(a)[:-1], shape(r)))
 
 
+def _handed_over(fn):
+    """fn for each of two partials that a sweep pulls one cotangent s through in turn (solve's
+    a⁻ᵀs̄): the second takes the first's fn(s), once, by the identity of s; a partial called
+    again computes afresh."""
+    slot = [None, None, None]           # s, which partial computed, fn(s)
+
+    def partial(which):
+        def pulled(s):
+            if slot[0] is s and slot[1] != which:
+                r, slot[:] = slot[2], (None, None, None)
+                return r
+            slot[:] = (s, which, fn(s))
+            return slot[2]
+        return pulled
+    return partial(0), partial(1)
+
+
 def _solve_partials(x, a, b):
     _square(a, "linalg.solve")
     at = _mT(a)
     if _vector_rhs(a, b):          # x = a⁻¹b, b and x vectors: ∂a·t = −a⁻¹ t x
         xc = expand_dims(x, -1)
+        to_a, to_b = _handed_over(lambda s: _solve_vectors(at, s))
         return (_Apply(lambda t: -_solve_vectors(a, reshape(matmul(t, xc), shape(x))),
-                       lambda s: -sum_to(matmul(expand_dims(_solve_vectors(at, s), -1),
-                                                _mT(xc)), shape(a))),
-                _Apply(lambda t: solve(a, t),
-                       lambda s: sum_to(_solve_vectors(at, s), shape(b))))
+                       lambda s: sum_to(matmul(expand_dims(-to_a(s), -1), _mT(xc)), shape(a))),
+                _Apply(lambda t: solve(a, t), lambda s: sum_to(to_b(s), shape(b))))
+    to_a, to_b = _handed_over(lambda s: solve(at, s))
     return (_Apply(lambda t: -solve(a, matmul(t, x)),
-                   lambda s: -sum_to(matmul(solve(at, s), _mT(x)), shape(a))),
-            _Apply(lambda t: solve(a, t), lambda s: sum_to(solve(at, s), shape(b))))
+                   lambda s: -sum_to(matmul(to_a(s), _mT(x)), shape(a))),
+            _Apply(lambda t: solve(a, t), lambda s: sum_to(to_b(s), shape(b))))
 
 
 solve = _primitive("solve", solve_value, _solve_partials, True)
@@ -292,75 +308,6 @@ def _cofactors(a):
 
 
 det = _primitive("det", np.linalg.det, _det_partials, True)
-
-
-# ---- Taylor towers (dvlad.tower.tower_n): each series by its recurrence, O(n²) products --------
-# The arguments are coefficient lists (a constant is [c, ZERO, …]; ZERO is a structural zero);
-# None (not a 2-d matrix) leaves the derivation from the partials to do it.
-
-def _zero(c):
-    return c is ZERO
-
-
-def _products(a, x, k, first=1):
-    """Σ_{j≥first} aⱼ @ xₖ₋ⱼ over the terms without a structural zero, or None."""
-    acc = None
-    for j in range(first, k + 1):
-        if not (_zero(a[j]) or _zero(x[k - j])):
-            t = matmul(a[j], x[k - j])
-            acc = t if acc is None else acc + t
-    return acc
-
-
-def _solve_taylor(n, x0, a, b):
-    """x = A⁻¹b: Σⱼ Aⱼxₖ₋ⱼ = bₖ, so xₖ = solve(A₀, bₖ − Σ_{j≥1} Aⱼxₖ₋ⱼ)."""
-    if len(shape(a[0])) != 2:
-        return None
-    x = [x0]
-    for k in range(1, n + 1):
-        r, p = b[k], _products(a, x, k)
-        r = p if _zero(r) and p is None else (r if p is None else (-p if _zero(r) else r - p))
-        x.append(ZERO if r is None else solve(a[0], r))
-    return x
-
-
-def _inv_taylor(n, x0, a):
-    """X = A⁻¹: Σⱼ AⱼXₖ₋ⱼ = 0 for k ≥ 1, so Xₖ = −X₀ Σ_{j≥1} AⱼXₖ₋ⱼ."""
-    if len(shape(a[0])) != 2:
-        return None
-    x = [x0]
-    for k in range(1, n + 1):
-        p = _products(a, x, k)
-        x.append(ZERO if p is None else -matmul(x0, p))
-    return x
-
-
-def _det_taylor(n, d0, a):
-    """d = det A: d′ = d·q with q = tr(A⁻¹A′), so m·dₘ = Σ_{j<m} dⱼ qₘ₋₁₋ⱼ."""
-    if len(shape(a[0])) != 2:
-        return None
-    x = _inv_taylor(n - 1, inv(a[0]), a)
-    da = [c if _zero(c) else (j + 1) * c for j, c in enumerate(a[1:n + 1])]
-    q = []
-    for k in range(n):
-        acc = None
-        for j in range(k + 1):
-            if not (_zero(x[j]) or _zero(da[k - j])):
-                t = einsum("ij,ji->", x[j], da[k - j])
-                acc = t if acc is None else acc + t
-        q.append(ZERO if acc is None else acc)
-    d = [d0]
-    for m in range(1, n + 1):
-        acc = None
-        for j in range(m):
-            if not _zero(q[m - 1 - j]):
-                t = d[j] * q[m - 1 - j]
-                acc = t if acc is None else acc + t
-        d.append(ZERO if acc is None else acc / m)
-    return d
-
-
-solve.taylor, inv.taylor, det.taylor = _solve_taylor, _inv_taylor, _det_taylor
 
 
 def _logdet_partials(a):
