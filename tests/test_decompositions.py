@@ -556,3 +556,38 @@ def test_triangular_solves_by_trsm_equal_scipys(dtype, rtol, lower, k, orders):
     singular[3, 3] = 0
     with pytest.raises(np.linalg.LinAlgError):
         _tri_value(singular, b, lower)
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 2e-4)])
+@pytest.mark.parametrize("n", [64, 131])
+def test_cholesky_reverse_rule_by_sygst_equals_two_triangular_solves(dtype, rtol, n):
+    """cholesky's reverse rule forms L⁻ᵀ·sym(M)·L⁻¹ by LAPACK's sygst at n ≥ 64 for plain
+    arrays (factorizations._congruence): the same matrix as the two triangular solves it
+    replaces (both triangles, M not symmetric), in the arrays' type."""
+    pytest.importorskip("scipy.linalg")
+    from dvlad.arrays.factorizations import _congruence
+    L = np.linalg.cholesky(spd(n, seed=n)).astype(dtype)
+    M = general(n, n, seed=n + 1).astype(dtype)
+    got = _congruence(L, M)
+    assert (got is None) == REFERENCE and (_congruence(L[:63, :63], M[:63, :63]) is None)
+    if got is None:
+        return
+    Li = np.linalg.inv(L.astype(np.float64))
+    want = Li.T @ (0.5 * (M + M.T)) @ Li
+    assert got.dtype == dtype and got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
+    assert _congruence(L, M.astype(np.float32 if dtype == np.float64 else np.float64)) is None
+
+
+def test_cholesky_gradient_at_n_96_agrees_with_forward_mode_along_directions():
+    """⟨∇f(A), E⟩ by reverse mode (sygst's path at this size) against forward mode's
+    derivative along E, for f(A) = Σ W ⊙ chol(A) and symmetric E."""
+    n = 96
+    A, W = spd(n, seed=5), general(n, n, seed=6)
+    f = lambda a: np.sum(W * np.linalg.cholesky(a))
+    g = R(f)(A)
+    for seed in (7, 8):
+        E = general(n, n, seed=seed)
+        E = E + E.T
+        along = dvlad.derivative(lambda t: f(A + t * E))(0.0)
+        np.testing.assert_allclose(np.vdot(g, E), along, rtol=1e-10)

@@ -115,9 +115,8 @@ def _trsm(a, b, lower):
     a row-major array is its transpose in column-major order, so a row-major b is solved as
     Xᵀ = bᵀ·T⁻ᵀ (a right-hand solve), a column-major one as T·X = b, and a row-major a is
     passed as aᵀ with the transpose flag (cholesky's derivatives solve with Lᵀ, a view).  Only
-    b is copied (scipy's solve_triangular copies both into column-major order: 20–35 % slower
-    at n = 50…1000).  None where it does not apply — other types, other layouts, scipy absent,
-    a zero on T's diagonal (scipy raises there), the reference path."""
+    b is copied (scipy copies both: 20–35 % slower at n = 50…1000).  None for other types or
+    layouts, scipy absent, a zero on T's diagonal (scipy raises), the reference path."""
     if REFERENCE or type(a) is not np.ndarray or type(b) is not np.ndarray \
             or a.dtype != b.dtype or a.dtype not in (np.float64, np.float32) \
             or 0 in b.shape or not (a.flags.c_contiguous or a.flags.f_contiguous) \
@@ -188,9 +187,37 @@ def _chol_partials(l, a):
         return matmul(l, phi * tri_solve(l, mT(x), True))         # L⁻¹ S L⁻ᵀ, S symmetric
 
     def bwd(s):
-        y = tri_solve(lt, phi * matmul(lt, s), False)             # L⁻ᵀ Φ(Lᵀ L̄)
+        m = phi * matmul(lt, s)                                   # Φ(Lᵀ L̄)
+        w = _congruence(l, m)
+        if w is not None:
+            return w
+        y = tri_solve(lt, m, False)                               # L⁻ᵀ Φ(Lᵀ L̄)
         return sym(tri_solve(lt, mT(y), False))                    # its (… L⁻¹)ᵀ: sym is the same
     return (_Apply(fwd, bwd),)
+
+
+def _congruence(l, m):
+    """L⁻ᵀ·sym(M)·L⁻¹ of plain arrays (cholesky's reverse rule at first order) by LAPACK's sygst
+    (inv(L′)·S·inv(L′ᵀ), S symmetric, in the flops of one triangular solve), J reversing rows and
+    columns: L⁻ᵀSL⁻¹ = J·inv(L′)·(JSJ)·inv(L′ᵀ)·J, L′ = JLᵀJ.  None for dvlad numbers (the
+    solves, which nest), stacks, n < 64, other dtypes, no scipy, the reference path."""
+    if REFERENCE or type(l) is not np.ndarray or type(m) is not np.ndarray or l.ndim != 2 \
+            or l.shape[0] < 64 or m.shape != l.shape or l.dtype != m.dtype \
+            or l.dtype not in (np.float64, np.float32):
+        return None
+    try:
+        from scipy.linalg import lapack
+    except ImportError:
+        return None
+    a = m[::-1, ::-1] + m.T[::-1, ::-1]           # J(M + Mᵀ)J, row-major: its own column-major
+    a *= 0.5
+    lj = l[::-1, ::-1].copy()                      # J·L·J row-major: L′ column-major
+    gst = lapack.dsygst if l.dtype == np.float64 else lapack.ssygst
+    c, info = gst(a.T, lj.T, itype=1, lower=1, overwrite_a=1)
+    if info != 0:
+        return None
+    w = c[::-1, ::-1]                              # J·(its lower triangle)·J: W's upper one
+    return np.where(tri_mask(l.shape[0], False), w, w.T)
 
 
 cholesky_factor = _primitive("cholesky_factor", lambda a: np.linalg.cholesky(a), _chol_partials,
