@@ -561,22 +561,26 @@ def test_triangular_solves_by_trsm_equal_scipys(dtype, rtol, lower, k, orders):
 @pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 2e-4)])
 @pytest.mark.parametrize("n", [64, 131])
 def test_cholesky_reverse_rule_by_sygst_equals_two_triangular_solves(dtype, rtol, n):
-    """cholesky's reverse rule forms L⁻ᵀ·sym(M)·L⁻¹ by LAPACK's sygst at n ≥ 64 for plain
-    arrays (factorizations._congruence): the same matrix as the two triangular solves it
-    replaces (both triangles, M not symmetric), in the arrays' type."""
+    """cholesky's reverse rule forms Ā = L⁻ᵀ·sym(Φ(Lᵀ·L̄))·L⁻¹ by BLAS's trmm and LAPACK's
+    sygst at n ≥ 64 for plain arrays (factorizations._congruence): the matrix of the formula,
+    in the arrays' type; smaller, mixed types, dvlad numbers and the reference path take the
+    triangular solves."""
     pytest.importorskip("scipy.linalg")
-    from dvlad.arrays.factorizations import _congruence
+    from dvlad.arrays.factorizations import _congruence, _phi
     L = np.linalg.cholesky(spd(n, seed=n)).astype(dtype)
-    M = general(n, n, seed=n + 1).astype(dtype)
-    got = _congruence(L, M)
-    assert (got is None) == REFERENCE and (_congruence(L[:63, :63], M[:63, :63]) is None)
+    S = general(n, n, seed=n + 1).astype(dtype)
+    got = _congruence(L, S, _phi(n, dtype))
+    assert (got is None) == REFERENCE
+    assert _congruence(L[:63, :63], S[:63, :63], _phi(63, dtype)) is None
+    assert _congruence(L, S.astype(np.float32 if dtype == np.float64 else np.float64),
+                       _phi(n, dtype)) is None
     if got is None:
         return
-    Li = np.linalg.inv(L.astype(np.float64))
+    L64, Li = L.astype(np.float64), np.linalg.inv(L.astype(np.float64))
+    M = np.tril(L64.T @ S) - 0.5 * np.diag(np.diag(L64.T @ S))
     want = Li.T @ (0.5 * (M + M.T)) @ Li
     assert got.dtype == dtype and got.flags.c_contiguous
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * np.abs(want).max())
-    assert _congruence(L, M.astype(np.float32 if dtype == np.float64 else np.float64)) is None
 
 
 def test_cholesky_gradient_at_n_96_agrees_with_forward_mode_along_directions():

@@ -187,37 +187,37 @@ def _chol_partials(l, a):
         return matmul(l, phi * tri_solve(l, mT(x), True))         # L⁻¹ S L⁻ᵀ, S symmetric
 
     def bwd(s):
-        m = phi * matmul(lt, s)                                   # Φ(Lᵀ L̄)
-        w = _congruence(l, m)
+        w = _congruence(l, s, phi)
         if w is not None:
             return w
-        y = tri_solve(lt, m, False)                               # L⁻ᵀ Φ(Lᵀ L̄)
+        y = tri_solve(lt, phi * matmul(lt, s), False)             # L⁻ᵀ Φ(Lᵀ L̄)
         return sym(tri_solve(lt, mT(y), False))                    # its (… L⁻¹)ᵀ: sym is the same
     return (_Apply(fwd, bwd),)
 
 
-def _congruence(l, m):
-    """L⁻ᵀ·sym(M)·L⁻¹ of plain arrays (cholesky's reverse rule at first order) by LAPACK's sygst
-    (inv(L′)·S·inv(L′ᵀ), S symmetric, in the flops of one triangular solve), J reversing rows and
-    columns: L⁻ᵀSL⁻¹ = J·inv(L′)·(JSJ)·inv(L′ᵀ)·J, L′ = JLᵀJ.  None for dvlad numbers (the
-    solves, which nest), stacks, n < 64, other dtypes, no scipy, the reference path."""
-    if REFERENCE or type(l) is not np.ndarray or type(m) is not np.ndarray or l.ndim != 2 \
-            or l.shape[0] < 64 or m.shape != l.shape or l.dtype != m.dtype \
+def _congruence(l, s, phi):
+    """Ā = L⁻ᵀ·sym(M)·L⁻¹, M = Φ(Lᵀ·L̄), of plain arrays (cholesky's reverse rule at first order):
+    LᵀL̄ by trmm, then LAPACK's sygst (inv(L′)·S·inv(L′ᵀ), S symmetric, in one solve's flops), J
+    reversing rows and columns: L⁻ᵀSL⁻¹ = J·inv(L′)·(JSJ)·inv(L′ᵀ)·J, L′ = JLᵀJ.  None for dvlad
+    numbers (the solves: they nest), stacks, n < 64, other dtypes, no scipy, the reference path."""
+    if REFERENCE or type(l) is not np.ndarray or type(s) is not np.ndarray or l.ndim != 2 \
+            or l.shape[0] < 64 or s.shape != l.shape or l.dtype != s.dtype \
             or l.dtype not in (np.float64, np.float32):
         return None
     try:
-        from scipy.linalg import lapack
+        from scipy.linalg import blas, lapack
     except ImportError:
         return None
-    a = m[::-1, ::-1] + m.T[::-1, ::-1]           # J(M + Mᵀ)J, row-major: its own column-major
+    f64 = l.dtype == np.float64
+    ltl = (blas.dtrmm if f64 else blas.strmm)(1.0, l.T, s.T, side=1, lower=0, trans_a=1)
+    m = ltl.T * phi                                # (L̄ᵀL)ᵀ = LᵀL̄, its Φ
+    a = m[::-1, ::-1] + m.T[::-1, ::-1]           # J·sym(M)·J, symmetric: row- = column-major
     a *= 0.5
     lj = l[::-1, ::-1].copy()                      # J·L·J row-major: L′ column-major
-    gst = lapack.dsygst if l.dtype == np.float64 else lapack.ssygst
+    gst = lapack.dsygst if f64 else lapack.ssygst
     c, info = gst(a.T, lj.T, itype=1, lower=1, overwrite_a=1)
-    if info != 0:
-        return None
     w = c[::-1, ::-1]                              # J·(its lower triangle)·J: W's upper one
-    return np.where(tri_mask(l.shape[0], False), w, w.T)
+    return None if info else np.where(tri_mask(l.shape[0], False), w, w.T)
 
 
 cholesky_factor = _primitive("cholesky_factor", lambda a: np.linalg.cholesky(a), _chol_partials,
