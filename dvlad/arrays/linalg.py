@@ -265,7 +265,7 @@ def _solve_partials(x, a, b):
         xc = expand_dims(x, -1)
         to_a, to_b = _handed_over(lambda s: _solve_vectors(at, s))
         return (_Apply(lambda t: -_solve_vectors(a, reshape(matmul(t, xc), shape(x))),
-                       lambda s: sum_to(matmul(expand_dims(-to_a(s), -1), _mT(xc)), shape(a))),
+                       lambda s: sum_to(expand_dims(-to_a(s), -1) * _mT(xc), shape(a))),
                 _Apply(lambda t: solve(a, t), lambda s: sum_to(to_b(s), shape(b))))
     to_a, to_b = _handed_over(lambda s: solve(at, s))
     return (_Apply(lambda t: -solve(a, matmul(t, x)),
