@@ -16,7 +16,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 import scipy.linalg as sl  # noqa: E402
 
-from dvlad.arrays.factorizations import _trsm  # noqa: E402
+from dvlad.arrays.blas_paths import trsm as _trsm  # noqa: E402
 
 
 def main(sizes):

@@ -479,3 +479,29 @@ def test_a_negated_product_is_not_rewritten_past_a_write_into_its_factor():
     for x in points(3, 3, seed=23):
         assert same(c(x), f(x))
     assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+
+
+def test_gaussian_process_gradient_by_cholesky_replays_its_reverse_rule_in_one_call():
+    """A GP's negative log marginal likelihood through cholesky and solve, n = 80: the replays
+    equal eager dvlad, and cholesky's reverse rule (trmm and sygst at n ≥ 64) is one recorded
+    call of the replay, as eager dvlad computes it (the reference path: the two solves)."""
+    from dvlad.core.switch import REFERENCE
+    rng = np.random.default_rng(0)
+    n = 80
+    x = rng.uniform(0.0, 5.0, (n, 1))
+    D2, y = (x - x.T) ** 2, rng.standard_normal(n)
+
+    def nlml(theta):
+        K = (np.exp(theta[1]) * np.exp(-0.5 * D2 * np.exp(-2.0 * theta[0]))
+             + np.exp(theta[2]) * np.eye(n))
+        L = np.linalg.cholesky(K)
+        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+        return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
+
+    g = ad.gradient_r(nlml)
+    c = ad.compile(g)
+    for theta in ([0.1, 0.2, -1.0], [0.3, -0.1, -0.5], [0.0, 0.0, 0.0], [-0.2, 0.4, -2.0]):
+        theta = np.array(theta)
+        assert same(c(theta), g(theta))
+    assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+    assert ("chol_congruence(" in c.source()) != REFERENCE

@@ -543,7 +543,8 @@ def test_triangular_solves_by_trsm_equal_scipys(dtype, rtol, lower, k, orders):
     the same solution as scipy's solve_triangular, reading one triangle (the other holds noise
     here), in the arrays' type; a zero on the diagonal raises as scipy."""
     sl = pytest.importorskip("scipy.linalg")
-    from dvlad.arrays.factorizations import _tri_value, _trsm
+    from dvlad.arrays.blas_paths import trsm as _trsm
+    from dvlad.arrays.factorizations import _tri_value
     rng = np.random.default_rng(k)
     a = np.asarray((rng.standard_normal((7, 7)) + 4 * np.eye(7)).astype(dtype), order=orders[0])
     b = np.asarray(rng.standard_normal((7, k)).astype(dtype), order=orders[1])
@@ -566,7 +567,8 @@ def test_cholesky_reverse_rule_by_sygst_equals_two_triangular_solves(dtype, rtol
     in the arrays' type; smaller, mixed types, dvlad numbers and the reference path take the
     triangular solves."""
     pytest.importorskip("scipy.linalg")
-    from dvlad.arrays.factorizations import _congruence, _phi
+    from dvlad.arrays.blas_paths import congruence as _congruence
+    from dvlad.arrays.factorizations import _phi
     L = np.linalg.cholesky(spd(n, seed=n)).astype(dtype)
     S = general(n, n, seed=n + 1).astype(dtype)
     got = _congruence(L, S, _phi(n, dtype))

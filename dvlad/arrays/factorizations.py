@@ -17,9 +17,9 @@ import numpy as np
 
 from . import primitives as A
 from .linalg import einsum, matmul
+from .blas_paths import congruence, trsm
 from .primitives import _Apply, _primitive
 from ..core.number import strip
-from ..core.switch import REFERENCE
 from ..core.tags import NotDifferentiableError
 
 __all__ = ["tri_solve", "cholesky_factor", "qr_q", "qr_r", "eig_values", "eig_vectors",
@@ -110,35 +110,9 @@ def _svd_value(a):
 
 # ---- triangular solve -------------------------------------------------------------------------
 
-def _trsm(a, b, lower):
-    """T⁻¹b for 2-d float64 (float32) arrays by BLAS's trsm, reading each operand where it lies:
-    a row-major array is its transpose in column-major order, so a row-major b is solved as
-    Xᵀ = bᵀ·T⁻ᵀ (a right-hand solve), a column-major one as T·X = b, and a row-major a is
-    passed as aᵀ with the transpose flag (cholesky's derivatives solve with Lᵀ, a view).  Only
-    b is copied (scipy copies both: 20–35 % slower at n = 50…1000).  None for other types or
-    layouts, scipy absent, a zero on T's diagonal (scipy raises), the reference path."""
-    if REFERENCE or type(a) is not np.ndarray or type(b) is not np.ndarray \
-            or a.dtype != b.dtype or a.dtype not in (np.float64, np.float32) \
-            or 0 in b.shape or not (a.flags.c_contiguous or a.flags.f_contiguous) \
-            or not (b.flags.c_contiguous or b.flags.f_contiguous):
-        return None
-    try:
-        from scipy.linalg import blas
-    except ImportError:
-        return None
-    if not np.all(np.diagonal(a)):
-        return None
-    trsm = blas.dtrsm if a.dtype == np.float64 else blas.strsm
-    column = a.flags.f_contiguous           # A, column-major: a itself, or aᵀ (then T is op(A)ᵀ)
-    m, tri_lower = (a, lower) if column else (a.T, not lower)
-    if b.flags.c_contiguous:                # Xᵀ·Tᵀ = bᵀ: op(A) = Tᵀ
-        return trsm(1.0, m, b.T, side=1, lower=int(tri_lower), trans_a=int(column)).T
-    return trsm(1.0, m, b, side=0, lower=int(tri_lower), trans_a=int(not column))
-
-
 def _tri_value(a, b, lower):
     if a.ndim == 2 and b.ndim == 2:
-        x = _trsm(a, b, lower)
+        x = trsm(a, b, lower)
         if x is not None:
             return x
         try:
@@ -187,37 +161,12 @@ def _chol_partials(l, a):
         return matmul(l, phi * tri_solve(l, mT(x), True))         # L⁻¹ S L⁻ᵀ, S symmetric
 
     def bwd(s):
-        w = _congruence(l, s, phi)
+        w = congruence(l, s, phi)
         if w is not None:
             return w
         y = tri_solve(lt, phi * matmul(lt, s), False)             # L⁻ᵀ Φ(Lᵀ L̄)
         return sym(tri_solve(lt, mT(y), False))                    # its (… L⁻¹)ᵀ: sym is the same
     return (_Apply(fwd, bwd),)
-
-
-def _congruence(l, s, phi):
-    """Ā = L⁻ᵀ·sym(M)·L⁻¹, M = Φ(Lᵀ·L̄), of plain arrays (cholesky's reverse rule at first order):
-    LᵀL̄ by trmm, then LAPACK's sygst (inv(L′)·S·inv(L′ᵀ), S symmetric, in one solve's flops), J
-    reversing rows and columns: L⁻ᵀSL⁻¹ = J·inv(L′)·(JSJ)·inv(L′ᵀ)·J, L′ = JLᵀJ.  None for dvlad
-    numbers (the solves: they nest), stacks, n < 64, other dtypes, no scipy, the reference path."""
-    if REFERENCE or type(l) is not np.ndarray or type(s) is not np.ndarray or l.ndim != 2 \
-            or l.shape[0] < 64 or s.shape != l.shape or l.dtype != s.dtype \
-            or l.dtype not in (np.float64, np.float32):
-        return None
-    try:
-        from scipy.linalg import blas, lapack
-    except ImportError:
-        return None
-    f64 = l.dtype == np.float64
-    ltl = (blas.dtrmm if f64 else blas.strmm)(1.0, l.T, s.T, side=1, lower=0, trans_a=1)
-    m = ltl.T * phi                                # (L̄ᵀL)ᵀ = LᵀL̄, its Φ
-    a = m[::-1, ::-1] + m.T[::-1, ::-1]           # J·sym(M)·J, symmetric: row- = column-major
-    a *= 0.5
-    lj = l[::-1, ::-1].copy()                      # J·L·J row-major: L′ column-major
-    gst = lapack.dsygst if f64 else lapack.ssygst
-    c, info = gst(a.T, lj.T, itype=1, lower=1, overwrite_a=1)
-    w = c[::-1, ::-1]                              # J·(its lower triangle)·J: W's upper one
-    return None if info else np.where(tri_mask(l.shape[0], False), w, w.T)
 
 
 cholesky_factor = _primitive("cholesky_factor", lambda a: np.linalg.cholesky(a), _chol_partials,

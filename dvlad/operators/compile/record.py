@@ -282,7 +282,7 @@ _FRESH = {f.__name__ for f in (
     np.var, np.max, np.min, np.amax, np.amin, np.clip, np.cumsum, np.cumprod, np.diff, np.sort,
     np.argsort, np.argmax, np.argmin, np.nonzero, np.empty, np.zeros_like, np.ones_like,
     np.full_like, np.empty_like)} | {"cholesky_factor", "tri_solve", "scatter", "solve_value",
-                                     "inverse_value", "slogdet_value"}
+                                     "inverse_value", "slogdet_value", "chol_congruence"}
 
 
 def _may_view(name, fn):
