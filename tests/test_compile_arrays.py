@@ -505,3 +505,33 @@ def test_gaussian_process_gradient_by_cholesky_replays_its_reverse_rule_in_one_c
         assert same(c(theta), g(theta))
     assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
     assert ("chol_congruence(" in c.source()) != REFERENCE
+
+
+def test_large_elementwise_results_of_a_replay_come_from_the_pool_and_stay_the_callers():
+    """A replay spells a ufunc whose result is a large float array with out= a pooled array
+    (compile/buffers.py): the same values as eager dvlad, in the dtype numpy chooses (a Python
+    float stays weak beside float32), and an array a replay returned — or a view of one —
+    keeps its values when the next replays reuse the pool's memory."""
+    from dvlad.core import pool
+
+    def f(x):
+        y = np.exp(2.0 * x) * x + np.sin(x)
+        return y[::2], np.sum(y * y)
+
+    n = 40_000                                   # 320 kB in float64: pooled (threshold 128 kB)
+    assert pool.configure()["threshold"] <= 8 * n // 2
+    rng = np.random.default_rng(3)
+    for dtype in (np.float64, np.float32):
+        g = ad.gradient_r(lambda x: f(x)[1])
+        cf, cg = ad.compile(f), ad.compile(g)
+        xs = [rng.uniform(-1.0, 1.0, n).astype(dtype) for _ in range(4)]
+        kept = []
+        for x in xs:
+            kept.append((cf(x), cg(x)))
+            assert same(kept[-1][0], f(x)) and same(kept[-1][1], g(x))
+            assert kept[-1][0][0].dtype == dtype and kept[-1][1].dtype == dtype
+        for x, (fx, gx) in zip(xs, kept):        # earlier results, after later replays
+            assert same(fx, f(x)) and same(gx, g(x))
+        assert replays(cf)["traced"] == 1 and replays(cg)["traced"] == 1
+        if pool.configure()["on"]:
+            assert "out=_out(" in cf.source() and "out=_out(" in cg.source()

@@ -31,10 +31,9 @@ import numpy as np
 
 from .switch import REFERENCE
 
-__all__ = ["empty", "zeros", "making", "tracing", "times", "plus", "minus", "negative", "copy",
-           "private_copy", "out1", "out2",
-           "handle", "value_of",
-           "released", "clear", "configure", "stats"]
+__all__ = ["empty", "untraced", "large", "zeros", "making", "tracing", "times", "plus", "minus",
+           "negative", "copy", "private_copy", "out1", "out2", "handle", "value_of", "released",
+           "clear", "configure", "stats"]
 
 _lock = threading.Lock()
 _arrays = {}            # (shape, dtype) -> [array, ...]
@@ -125,8 +124,7 @@ def configure(limit=None, threshold=None):
 
 
 def clear():
-    """Let go of every array the pool holds that nobody else uses (their memory goes back to
-    malloc, and from there to the system)."""
+    """Let go of every unused array the pool holds (to malloc, and from there to the system)."""
     _trim(0)
 
 
@@ -134,8 +132,8 @@ def stats():
     """{'arrays': how many the pool refers to, 'bytes': their size, 'free': how many are unused}."""
     with _lock:
         free = sum(1 for lst in _arrays.values() for a in lst if sys.getrefcount(a) == _FREE)
-        count = sum(len(lst) for lst in _arrays.values())
-        return {"arrays": count, "bytes": _held[0], "free": free}
+        return {"arrays": sum(len(lst) for lst in _arrays.values()), "bytes": _held[0],
+                "free": free}
 
 
 def _trim(limit):
@@ -151,8 +149,7 @@ _makers = threading.local()
 
 
 class making:
-    """``with making(fn):`` :func:`empty` arrays come from ``fn(shape, dtype)`` on this thread
-    (``making(None)``: from numpy, as usual)."""
+    """``with making(fn):`` :func:`empty` arrays come from ``fn(shape, dtype)`` on this thread."""
 
     def __init__(self, fn):
         self.fn = fn
@@ -171,26 +168,33 @@ class making:
 
 
 def stop_making():
-    """:func:`empty` arrays come from numpy again on this thread, until the enclosing
-    ``making`` ends (dvlad.compile gave up a trace: F goes on eagerly)."""
+    """:func:`empty` arrays come from numpy on this thread until the ``making`` ends (a trace
+    given up: F goes on eagerly)."""
     _makers.fn = None
 
 
 def empty(shape, dtype):
     """An uninitialized array of ``shape`` and ``dtype`` (C order), from the pool if it is large.
-
-    The caller must write every element before reading it, as with ``np.empty``.
-    """
+    The caller must write every element before reading it, as with ``np.empty``."""
     if _tracing[0]:
         fn = getattr(_makers, "fn", None)
         if fn is not None:
             return fn(tuple(shape), np.dtype(dtype))
+    return untraced(shape, dtype)
+
+
+def untraced(shape, dtype):
+    """:func:`empty`, never a traced array: a replay's out= (one may run inside a trace)."""
     dtype = np.dtype(dtype)
     nbytes = dtype.itemsize
     for s in shape:
         nbytes *= s
-    a = _take(shape, dtype, nbytes) if nbytes >= _settings["threshold"] and _ENABLED else None
+    a = _take(shape, dtype, nbytes) if large(nbytes) else None
     return np.empty(shape, dtype) if a is None else a
+
+
+def large(nbytes):
+    return _ENABLED and nbytes >= _settings["threshold"]      # (from the pool, at this size)
 
 
 def tracing():
@@ -208,8 +212,7 @@ def zeros(shape, dtype):
 
 
 def _take(shape, dtype, nbytes):
-    """A pooled array of ``shape`` and ``dtype`` that nothing else holds, or None (the pool is
-    full of arrays in use): the caller then lets numpy allocate as usual."""
+    """A pooled array of ``shape``, ``dtype`` nothing else holds, or None (the pool is full)."""
     key = (shape, dtype)
     with _lock:
         lst = _arrays.get(key)

@@ -5,9 +5,7 @@ Each recorded operation becomes one line (``v7 = v3 * v5``, ``v8 = sin(v7)``), e
 again, each captured place a check at the top.  Operations whose value nothing reads, and that
 cannot raise, are left out.  Long runs of one repeated block (a loop of F, and its reverse
 sweep) are rolled back into a Python ``for`` over a list of values (:mod:`.reroll`), so source
-grows with the loop's body, not its trip count.  The source is registered with :mod:`linecache`
-under a name of its own, so tracebacks and ``inspect`` show it.
-"""
+grows with the loop's body, not its trip count.  Registered with :mod:`linecache`."""
 import itertools
 import re
 import linecache
@@ -16,6 +14,7 @@ import operator
 
 import numpy as np
 
+from .buffers import pooled_call
 from .kinds import apart, kind_tests
 from .peephole import rewrite, zeros_of
 from .outputs import _own_constants, check_source, output_source
@@ -133,7 +132,9 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
         kind = op[0]
         if kind == "op":
             _, made, name, fn, args = op
-            out.append(f"{indent}{target(made)} = {expression(fn, name, args, names, ref)}")
+            rhs = (target is out_name and pooled_call(fn, args, names, ref)     # (large arrays:
+                   or expression(fn, name, args, names, ref))                   # .buffers)
+            out.append(f"{indent}{target(made)} = {rhs}")
         elif kind == "guard":
             out.append(f"{indent}if {guard_test(op, index, names, ref)}:")
             out.append(f"{indent}    raise _miss({index})")
