@@ -535,3 +535,20 @@ def test_large_elementwise_results_of_a_replay_come_from_the_pool_and_stay_the_c
         assert replays(cf)["traced"] == 1 and replays(cg)["traced"] == 1
         if pool.configure()["on"]:
             assert "out=_out(" in cf.source() and "out=_out(" in cg.source()
+
+
+def test_matrix_products_in_a_replay_keep_numpys_shapes():
+    """matmul is a generalized ufunc (core dimensions): its result's shape is not the operands'
+    broadcast, so a replay leaves it to numpy — a row vector times a large square matrix."""
+    n = 300
+    M = np.random.default_rng(4).standard_normal((n, n))
+
+    def f(x):
+        return np.sum(np.tanh(np.matmul(x[None, :], M)) * x)
+
+    g = ad.gradient_r(f)
+    for F in (f, g):
+        c = ad.compile(F)
+        for x in points(n, 3, seed=5):
+            assert same(c(x), F(x))
+        assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()

@@ -31,7 +31,8 @@ def pooled_call(fn, args, names, ref):
     The result's dtype is the loop numpy resolves for the recorded operands' dtypes (a Python
     int or float weak, as numpy takes it), its shape their broadcast."""
     u = _UFUNCS.get(fn, fn)
-    if type(u) is not np.ufunc or u.nout != 1 or len(args) != u.nin:
+    if type(u) is not np.ufunc or u.signature is not None or u.nout != 1 \
+            or len(args) != u.nin:          # (a gufunc's core dimensions do not broadcast)
         return None
     dtypes, shapes = [], []
     for a in args:
