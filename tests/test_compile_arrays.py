@@ -552,3 +552,28 @@ def test_matrix_products_in_a_replay_keep_numpys_shapes():
         for x in points(n, 3, seed=5):
             assert same(c(x), F(x))
         assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+
+
+def test_large_matrix_products_of_a_replay_come_from_the_pool_and_stay_the_callers():
+    """A product of two large 2-d float matrices (numpy's @, or dvlad's matmul in a gradient)
+    is spelled with out= a pooled (m, n) array: eager dvlad's values, and a returned product
+    keeps its values after later replays."""
+    from dvlad.core import pool
+    rng = np.random.default_rng(6)
+    M = rng.standard_normal((300, 200))
+
+    def f(A):
+        return A @ M
+
+    g = ad.gradient_r(lambda A: np.sum(np.tanh(A @ M)))
+    for dtype in (np.float64, np.float32):
+        cf, cg = ad.compile(f), ad.compile(g)
+        As = [rng.standard_normal((250, 300)).astype(dtype) for _ in range(3)]
+        if dtype == np.float32:
+            M = M.astype(np.float32)
+        got = [(cf(A), cg(A)) for A in As]
+        for A, (fa, ga) in zip(As, got):
+            assert same(fa, f(A)) and same(ga, g(A)) and fa.dtype == ga.dtype == dtype
+        assert replays(cf)["traced"] == 1 and replays(cg)["traced"] == 1
+        if pool.configure()["on"]:
+            assert "out=_out((250, 200)" in cf.source() and "out=_out(" in cg.source()

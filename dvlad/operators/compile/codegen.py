@@ -132,8 +132,8 @@ def statements(ops, names, ref=arg, target=out_name, indent="    "):
         kind = op[0]
         if kind == "op":
             _, made, name, fn, args = op
-            rhs = (target is out_name and pooled_call(fn, args, names, ref)     # (large arrays:
-                   or expression(fn, name, args, names, ref))                   # .buffers)
+            rhs = (target is out_name and pooled_call(fn, name, args, names, ref)  # (.buffers)
+                   or expression(fn, name, args, names, ref))
             out.append(f"{indent}{target(made)} = {rhs}")
         elif kind == "guard":
             out.append(f"{indent}if {guard_test(op, index, names, ref)}:")
