@@ -577,3 +577,23 @@ def test_large_matrix_products_of_a_replay_come_from_the_pool_and_stay_the_calle
         assert replays(cf)["traced"] == 1 and replays(cg)["traced"] == 1
         if pool.configure()["on"]:
             assert "out=_out((250, 200)" in cf.source() and "out=_out(" in cg.source()
+
+
+def test_a_partial_that_branches_per_lane_is_one_recorded_call_taking_eager_lanes():
+    """tanh′ is 1 − tanh² for |x| < 2 and sech² beyond (two branches, per element): a replay
+    calls the branches as eager dvlad does (that of most lanes on every lane, the other on its
+    own), so it equals eager bit for bit on arguments whose lanes split otherwise — mostly
+    inside, mostly outside, all inside, all outside — and in float32."""
+    def f(x):
+        return np.sum(np.tanh(x) * x)
+
+    g, rng = ad.gradient_r(f), np.random.default_rng(8)
+    for dtype in (np.float64, np.float32):
+        c = ad.compile(g)
+        for scale in (1.0, 5.0, 0.5, 30.0, 2.5):
+            x = (scale * rng.standard_normal(2000)).astype(dtype)
+            got, want = c(x), g(x)
+            assert got.dtype == want.dtype == dtype and np.array_equal(got, want)
+        assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+        from dvlad.core.switch import REFERENCE        # (which records both, and a where)
+        assert ("select(" in c.source()) != REFERENCE

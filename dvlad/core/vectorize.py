@@ -219,7 +219,8 @@ def make_helpers(ops):
     dvlad.arrays is imported): broadcast_to, getitem and scatter."""
     def select(c, a, b, *args):
         if _TRACING[0] and pool.tracing() and _ndim(c) and all(map(_lanes_apart, args)):
-            return _both(c, a, b, args)
+            r = _recorded(c, a, b, args)
+            return _both(c, a, b, args) if r is None else r
         u = _uniform(c)
         if u is not None:
             return a(*args) if u else b(*args)
@@ -244,6 +245,25 @@ def make_helpers(ops):
         if type(others) in _WEAK:
             others = _typed(others, dt)
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
+
+    def _recorded(c, a, b, args):
+        """select while dvlad.compile traces base numbers, as one recorded call: a replay then
+        takes eager dvlad's lanes on its own numbers (the branch of most lanes on every lane,
+        the other on its own).  None where the branches are not functions of their arguments
+        alone, or an argument is a dvlad number (bundles of a nested derivative)."""
+        if REFERENCE or any(f.__closure__ or f.__defaults__ for f in (a, b)) \
+                or any(isinstance(v, ADNumber) for v in args):
+            return None
+
+        def lanes(c, *args):
+            shape = np.broadcast_shapes(c.shape, *(np.shape(v) for v in args if v is not None))
+            with pool.making(None):             # (a replay run inside another trace)
+                return _patched(c if shape == c.shape else np.broadcast_to(c, shape), a, b,
+                                args)
+        for v in (c,) + args:
+            if hasattr(type(v), "_dvlad_call"):
+                return v._dvlad_call("select", lanes, (c,) + args)
+        return None
 
     def _both(c, a, b, args):
         """select while dvlad.compile traces: both branches on every lane, then where (the
