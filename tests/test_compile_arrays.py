@@ -597,3 +597,25 @@ def test_a_partial_that_branches_per_lane_is_one_recorded_call_taking_eager_lane
         assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
         from dvlad.core.switch import REFERENCE        # (which records both, and a where)
         assert ("select(" in c.source()) != REFERENCE
+
+
+def test_a_partial_of_numbers_per_lane_is_one_recorded_call_taking_eager_lanes():
+    """maximum's partial is 1.0, 0.5 at a tie, else 0.0 per lane (numbers whatever the lanes
+    hold): a replay picks them as eager dvlad does (one branch where every lane agrees, else a
+    blend by bits), equal to eager bit for bit on lanes split otherwise, all positive, all
+    negative, and with exact ties."""
+    def f(x):
+        return np.sum(np.maximum(0.0, x) * x + np.maximum(x, 0.5 * x))
+
+    g, rng = ad.gradient_r(f), np.random.default_rng(9)
+    for dtype in (np.float64, np.float32):
+        c = ad.compile(g)
+        for x in (rng.standard_normal(3000), np.abs(rng.standard_normal(3000)) + 0.1,
+                  -np.abs(rng.standard_normal(3000)) - 0.1,
+                  np.where(rng.random(3000) < 0.3, 0.0, rng.standard_normal(3000))):
+            x = x.astype(dtype)
+            got, want = c(x), g(x)
+            assert got.dtype == want.dtype == dtype and np.array_equal(got, want)
+        assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
+        from dvlad.core.switch import REFERENCE
+        assert ("pick(" in c.source()) != REFERENCE

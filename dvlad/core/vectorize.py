@@ -246,23 +246,27 @@ def make_helpers(ops):
             others = _typed(others, dt)
         return ops["scatter"](chosen, c, shape) + ops["scatter"](others, not_c, shape)
 
-    def _recorded(c, a, b, args):
-        """select while dvlad.compile traces base numbers, as one recorded call: a replay then
-        takes eager dvlad's lanes on its own numbers (the branch of most lanes on every lane,
-        the other on its own).  None where the branches are not functions of their arguments
-        alone, or an argument is a dvlad number (bundles of a nested derivative)."""
+    def _recorded(c, a, b, args, picked=False):
+        """select (pick) while dvlad.compile traces base numbers, as one recorded call: a
+        replay then takes eager dvlad's lanes on its own numbers (select: the branch of most
+        lanes on every lane, the other on its own; pick: one branch where the lanes agree, else
+        a blend by bits).  None where the branches are not functions of their arguments alone,
+        or an argument is a dvlad number (bundles of a nested derivative)."""
         if REFERENCE or any(f.__closure__ or f.__defaults__ for f in (a, b)) \
                 or any(isinstance(v, ADNumber) for v in args):
             return None
 
         def lanes(c, *args):
-            shape = np.broadcast_shapes(c.shape, *(np.shape(v) for v in args if v is not None))
             with pool.making(None):             # (a replay run inside another trace)
+                if picked:
+                    return pick(c, a, b, *args)
+                shape = np.broadcast_shapes(c.shape,
+                                            *(np.shape(v) for v in args if v is not None))
                 return _patched(c if shape == c.shape else np.broadcast_to(c, shape), a, b,
                                 args)
         for v in (c,) + args:
             if hasattr(type(v), "_dvlad_call"):
-                return v._dvlad_call("select", lanes, (c,) + args)
+                return v._dvlad_call("pick" if picked else "select", lanes, (c,) + args)
         return None
 
     def _both(c, a, b, args):
@@ -323,6 +327,10 @@ def make_helpers(ops):
             u = _uniform(c)
             if u is not None:
                 return a(*args) if u else b(*args)
+        else:
+            r = _recorded(c, a, b, args, True)
+            if r is not None:
+                return r
         dt = _lanes_dtype(args)
         with np.errstate(all="ignore"):
             yes, no = a(*args), b(*args)
