@@ -1,5 +1,5 @@
 """The n×n triangular solve behind cholesky's reverse rule: scipy's solve_triangular, dvlad's
-trsm on the transposes (dvlad/arrays/factorizations.py, _trsm) and torch's
+trsm where each operand lies (dvlad/arrays/blas_paths.py, trsm) and torch's
 linalg.solve_triangular (MKL, when torch is installed), one BLAS thread each, interleaved in
 one process; medians in milliseconds (benchmarks/RESULTS.md, thirteenth session).
 
