@@ -597,3 +597,26 @@ def test_cholesky_gradient_at_n_96_agrees_with_forward_mode_along_directions():
         E = E + E.T
         along = dvlad.derivative(lambda t: f(A + t * E))(0.0)
         np.testing.assert_allclose(np.vdot(g, E), along, rtol=1e-10)
+
+
+def test_gaussian_process_likelihood_by_cholesky_at_n_70_in_every_mode_to_order_2():
+    """At n ≥ 64 cholesky's first-order reverse rule takes LAPACK's path and every nested one
+    the triangular solves: a GP's negative log marginal likelihood in its three kernel
+    parameters, check_grads to order 2 in both modes (reverse over reverse, forward over
+    reverse, ...), and its Hessian symmetric and equal by forward and reverse outer modes."""
+    n = 70
+    x = _rng(11).uniform(0.0, 5.0, (n, 1))
+    D2, y = (x - x.T) ** 2, _rng(12).standard_normal(n)
+
+    def nlml(t):
+        K = (np.exp(t[1]) * np.exp(-0.5 * D2 * np.exp(-2.0 * t[0]))
+             + np.exp(t[2]) * np.eye(n))
+        L = np.linalg.cholesky(K)
+        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+        return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
+
+    theta = np.array([0.2, 0.1, -1.5])
+    dvlad.check_grads(nlml, theta, order=2, modes=("fwd", "rev"))
+    H = dvlad.hessian(nlml)(theta)
+    np.testing.assert_allclose(H, H.T, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(dvlad.jacobian_f(R(nlml))(theta), H, rtol=1e-9, atol=1e-9)
