@@ -619,3 +619,18 @@ def test_a_partial_of_numbers_per_lane_is_one_recorded_call_taking_eager_lanes()
         assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()
         from dvlad.core.switch import REFERENCE
         assert ("pick(" in c.source()) != REFERENCE
+
+
+def test_a_replays_pooled_results_keep_numpys_memory_order():
+    """numpy gives an elementwise result of column-major operands in column-major order; a
+    replay leaves such operations to numpy, so its results have eager's layout and values."""
+    M = np.asfortranarray(np.random.default_rng(10).standard_normal((300, 400)))
+
+    def f(x):
+        return np.exp(M * x) + M
+
+    c = ad.compile(f)
+    for x in (0.5, 0.25, -0.125):
+        got, want = c(x), f(x)
+        assert same(got, want) and got.flags.f_contiguous == want.flags.f_contiguous
+    assert replays(c)["traced"] == 1, c.explain()

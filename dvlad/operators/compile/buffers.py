@@ -41,6 +41,8 @@ def pooled_call(fn, name, args, names, ref):
     for a in args:
         x = a.value if isinstance(a, Traced) else a
         if type(x) is np.ndarray:
+            if x.ndim > 1 and not x.flags.c_contiguous and 0 not in x.strides:
+                return None             # (numpy's result may then be column-major: its layout)
             dtypes.append(x.dtype)
             shapes.append(x.shape)
         elif type(x) is float or type(x) is int:
