@@ -634,3 +634,19 @@ def test_a_replays_pooled_results_keep_numpys_memory_order():
         got, want = c(x), f(x)
         assert same(got, want) and got.flags.f_contiguous == want.flags.f_contiguous
     assert replays(c)["traced"] == 1, c.explain()
+
+
+def test_a_recorded_pick_replays_lanes_that_all_agree_and_lanes_that_do_not():
+    """maximum′ through a broadcast reduction and an index, replayed on lanes that all agree
+    (eager dvlad's pick answers one number there; the recorded one, an array of it, the type
+    the trace saw) and on mixed ones: eager's values, bit for bit, every call a replay."""
+    def f(x):
+        d = np.maximum(x, 0.0)
+        return np.sum(d[:, ::2] * np.sum(d, axis=1, keepdims=True)) + d[1, 2]
+
+    g = ad.gradient_r(f)
+    c, rng = ad.compile(g), np.random.default_rng(11)
+    for x in (rng.standard_normal((40, 30)), np.abs(rng.standard_normal((40, 30))) + 0.1,
+              -np.abs(rng.standard_normal((40, 30))) - 0.1, rng.standard_normal((40, 30))):
+        assert np.array_equal(c(x), g(x))
+    assert replays(c)["traced"] == 1 and replays(c)["eager"] == 0, c.explain()

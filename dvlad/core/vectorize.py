@@ -258,8 +258,13 @@ def make_helpers(ops):
 
         def lanes(c, *args):
             with pool.making(None):             # (a replay run inside another trace)
-                if picked:
-                    return pick(c, a, b, *args)
+                if picked:              # (lanes that agree: one number, as an array of them)
+                    r = pick(c, a, b, *args)
+                    if np.ndim(r) == 0:
+                        out = pool.empty(c.shape, _lanes_dtype(args))
+                        out.fill(r)
+                        return out
+                    return r
                 shape = np.broadcast_shapes(c.shape,
                                             *(np.shape(v) for v in args if v is not None))
                 return _patched(c if shape == c.shape else np.broadcast_to(c, shape), a, b,
