@@ -15,7 +15,7 @@ import numpy as np
 
 from . import linalg_api, polynomials, ufuncs
 from . import primitives as A
-from .composite import _as_array, _axis_slices, _moveaxis, _ndim, _plain, _take_along_axis
+from .composite import _as_array, _axis_slices, _ndim, _plain, _take_along_axis
 from .products import _cast, _same_dtype
 from .statistics import _average
 from ..core.number import ADNumber, strip

@@ -308,7 +308,7 @@ def _full_convolution(a, v, rows):
     operands differentiate)."""
     if A.shape(a)[0] < A.shape(v)[0]:
         a, v = v, a
-    n, m = A.shape(a)[0], A.shape(v)[0]
+    m = A.shape(v)[0]
     zeros = np.zeros(m - 1, np.asarray(strip(a)).dtype)
     padded = A.concatenate([zeros, a, zeros]) if m > 1 else a
     idx = rows[:, None] + (m - 1) - np.arange(m)[None, :]

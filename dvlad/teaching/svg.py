@@ -127,7 +127,7 @@ def draw(tape):
                f'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
                f'<path d="M 0 0 L 10 5 L 0 10 z" fill="{color}"/></marker>'
                for name, color in (("ink", INK), ("faint", FAINT))) + "</defs>",
-           f'<rect width="100%" height="100%" fill="white"/>']
+           '<rect width="100%" height="100%" fill="white"/>']
     out += _edges(tape, waypoints, reached)
     for c in tape.cells:
         x, y, w, h = place[c.index]
