@@ -629,11 +629,17 @@ def test_a_replays_pooled_results_keep_numpys_memory_order():
     def f(x):
         return np.exp(M * x) + M
 
-    c = ad.compile(f)
+    def g(x):                        # (a new axis of one element: a column-major layout still)
+        y = x[:, :, None] * 3.0
+        return y, np.sum(y * 1.1)
+
+    c, cg = ad.compile(f), ad.compile(g)
     for x in (0.5, 0.25, -0.125):
         got, want = c(x), f(x)
         assert same(got, want) and got.flags.f_contiguous == want.flags.f_contiguous
-    assert replays(c)["traced"] == 1, c.explain()
+        (y, s), (y0, s0) = cg(x * M[:200, :200]), g(x * M[:200, :200])
+        assert y.strides == y0.strides and np.array_equal(y, y0) and s == s0
+    assert replays(c)["traced"] == 1 and replays(cg)["traced"] == 1, c.explain()
 
 
 def test_a_recorded_pick_replays_lanes_that_all_agree_and_lanes_that_do_not():

@@ -244,16 +244,19 @@ def _solve_vectors(a, r):
 def _handed_over(fn):
     """fn for each of two partials that a sweep pulls one cotangent s through in turn (solve's
     a⁻ᵀs̄): the second takes the first's fn(s), once, by the identity of s; a partial called
-    again computes afresh."""
-    slot = [None, None, None]           # s, which partial computed, fn(s)
+    again computes afresh.  (One tuple, read and written whole: two threads sweeping one tape
+    at once never mix one's s with the other's result.)"""
+    slot = [None]                       # (s, which partial computed, fn(s))
 
     def partial(which):
         def pulled(s):
-            if slot[0] is s and slot[1] != which:
-                r, slot[:] = slot[2], (None, None, None)
-                return r
-            slot[:] = (s, which, fn(s))
-            return slot[2]
+            kept = slot[0]
+            if kept is not None and kept[0] is s and kept[1] != which:
+                slot[0] = None
+                return kept[2]
+            r = fn(s)
+            slot[0] = (s, which, r)
+            return r
         return pulled
     return partial(0), partial(1)
 

@@ -41,7 +41,7 @@ def pooled_call(fn, name, args, names, ref):
     for a in args:
         x = a.value if isinstance(a, Traced) else a
         if type(x) is np.ndarray:
-            if x.ndim > 1 and not x.flags.c_contiguous and 0 not in x.strides:
+            if x.ndim > 1 and not _row_major(x):
                 return None             # (numpy's result may then be column-major: its layout)
             dtypes.append(x.dtype)
             shapes.append(x.shape)
@@ -75,3 +75,10 @@ def _product(args, names, ref):
     return (f"{names.bind(np.matmul, 'matmul')}({ref(args[0], names)}, {ref(args[1], names)}, "
             f"out={names.bind(pool.untraced, '_out')}(({a.shape[0]}, {b.shape[1]}), "
             f"{names.bind(a.dtype, str(a.dtype))}))")
+
+
+def _row_major(x):
+    """Whether x's strides run in row-major order (broadcast axes, stride 0, and axes of one
+    element aside), so that numpy lays an elementwise result of it out row-major."""
+    st = [s for s, n in zip(x.strides, x.shape) if n > 1 and s != 0]
+    return all(s > 0 for s in st) and all(a >= b for a, b in zip(st, st[1:]))
