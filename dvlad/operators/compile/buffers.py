@@ -4,8 +4,8 @@ A replay makes the arrays eager dvlad made, but eager dvlad takes its large inte
 arrays from :mod:`dvlad.core.pool` (memory whose pages stay mapped), and numpy's own
 allocations may not: once glibc gives a freed block of that size back to the kernel, every
 fresh array costs a page fault per 4 KB, zeroed by the kernel, which can double the time of
-elementwise code (measured: a GP gradient's replay at n = 200 took 1.9× its hand-written
-gradient with ~1000 faults a call, 1.08× without).  So an elementwise ufunc whose recorded
+elementwise code (benchmarks/replay_choices.py: a GP gradient's replay at n = 200 took 1.81×
+its hand-written gradient with ~900 faults a call, 1.14× with pooled arrays).  So an elementwise ufunc whose recorded
 result is a large float array is spelled with ``out=`` a pooled array of that shape and dtype
 (the pool hands out only arrays nothing else holds, by reference counts; the caller keeps what
 the replay returns); so is a product of two 2-d float matrices (numpy's, or dvlad's matmul).
