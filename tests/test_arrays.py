@@ -1503,3 +1503,41 @@ def test_power_with_a_constant_that_broadcasts_up(f):
     ad.check_grads(lambda x: np.sum(f(x)), x, order=2)
     np.testing.assert_allclose(ad.gradient_r(lambda x: np.sum(f(x)))(x),
                                ad.gradient_f(lambda x: np.sum(f(x)))(x), rtol=1e-14)
+
+
+def test_one_pullback_of_a_solve_called_from_threads_at_once():
+    """vjp's pullback of a solve with both inputs tracked, called from eight threads at once
+    with their own cotangents: each gets Jᵀȳ for its own ȳ (solve's two partials share one
+    solve with Aᵀ per cotangent; no thread may take another's)."""
+    import sys
+    import threading
+    a, u = _matrix(47, 6), rng(48).standard_normal(6)
+    v = rng(49).standard_normal(6)
+    y, back = ad.vjp(lambda v: np.linalg.solve(a + np.outer(v, u), v), v)
+    av = a + np.outer(v, u)
+    jac = (1.0 - u @ y) * np.linalg.inv(av)          # dx = (1 − u·x) A_v⁻¹ dv
+    bars = [rng(50 + k).standard_normal(6) for k in range(8)]
+    got, errors = [None] * 8, []
+
+    def work(k):
+        try:
+            for _ in range(200):
+                g = back(bars[k])
+                if not np.allclose(g, jac.T @ bars[k], rtol=1e-10, atol=1e-12):
+                    got[k] = g
+                    return
+            got[k] = "ok"
+        except Exception as e:          # (reported below, with the thread's number)
+            errors.append((k, e))
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not errors and got == ["ok"] * 8
