@@ -1,5 +1,7 @@
 """Helpers shared by the test modules: the scalar operators of each mode, nesting, and checks."""
 import itertools
+import sys
+import threading
 
 import mpmath
 import numpy as np
@@ -190,3 +192,17 @@ def owens_t_series(h, a):
                 break
         r = mpmath.exp(-q) * total / (2 * mpmath.pi)
     return +r
+
+
+def run_threads(worker, n_threads, interval=1e-5):
+    """worker(0..n_threads-1) in threads at once, switching often, mid-computation."""
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
+    try:
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old_interval)

@@ -1509,8 +1509,7 @@ def test_one_pullback_of_a_solve_called_from_threads_at_once():
     """vjp's pullback of a solve with both inputs tracked, called from eight threads at once
     with their own cotangents: each gets Jᵀȳ for its own ȳ (solve's two partials share one
     solve with Aᵀ per cotangent; no thread may take another's)."""
-    import sys
-    import threading
+    from support import run_threads
     a, u = _matrix(47, 6), rng(48).standard_normal(6)
     v = rng(49).standard_normal(6)
     y, back = ad.vjp(lambda v: np.linalg.solve(a + np.outer(v, u), v), v)
@@ -1530,14 +1529,5 @@ def test_one_pullback_of_a_solve_called_from_threads_at_once():
         except Exception as e:          # (reported below, with the thread's number)
             errors.append((k, e))
 
-    switch = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(switch)
+    run_threads(work, 8, interval=1e-6)
     assert not errors and got == ["ok"] * 8

@@ -15,7 +15,7 @@ import pytest
 
 import dvlad
 from dvlad import Bundle, TapeCell
-from support import OPS, R  # noqa: E402
+from support import OPS, R, run_threads  # noqa: E402
 
 
 @contextmanager
@@ -221,20 +221,6 @@ def _thread_cases(D, E):
         # x* = √a by Newton's map, a fixed point: d/da (a·√a) = √a + a/(2√a) = 3 at a = 4
         (lambda: D(lambda a: a * dvlad.fixed_point(lambda x: 0.5 * (x + a / x), 1.0))(4.0), 3.0),
     ]
-
-
-def run_threads(worker, n_threads):
-    """worker(0..n_threads-1) in threads at once, switching often, mid-computation."""
-    old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-5)
-    try:
-        threads = [threading.Thread(target=worker, args=(k,)) for k in range(n_threads)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old_interval)
 
 
 def test_threads_nested_derivatives_zero_wrong_answers():
