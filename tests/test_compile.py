@@ -176,12 +176,41 @@ def test_mpf_at_fifty_digits_compiles_at_fifty_digits():
         mpmath.mp.dps = old
 
 
-def test_arrays_run_eagerly_and_say_so():
+def test_arrays_are_traced_and_replayed():
     F = ad.gradient_r(lambda x: np.sum(x * x))
     c = ad.compile(F)
+    for x in ([1.0, 2.0], [3.0, -1.0], [0.5, 0.25]):
+        assert c(np.array(x)).tolist() == [2.0 * v for v in x]
+    assert c.compiled.counts["traced"] == 1 and not c.compiled.counts["eager"], c.explain()
+    assert "traced:" in c.explain() and "runs eagerly" not in c.explain()
+
+
+def test_the_least_recently_used_trace_of_a_kind_is_dropped():
+    # three paths through one kind of arguments, room for two traces: the trace dropped is the
+    # one used least recently (once the oldest made: a replayed trace stayed last in line)
+    def f(x):
+        return x * x if x > 1.0 else (ad.sin(x) if x > 0.0 else -x)
+    c = ad.compile(ad.derivative(f), max_traces=2)
+    for x in (2.0, 0.5, 3.0):           # traces: x > 1, then 0 < x ≤ 1; 3.0 replays x > 1
+        c(x)
+    assert c.compiled.counts["traced"] == 2
+    assert c(-1.0) == -1.0              # a third path: the trace of 0 < x ≤ 1 goes
+    assert c.compiled.counts["traced"] == 3
+    assert c(4.0) == 8.0                # x > 1 still kept: no new trace
+    assert c.compiled.counts["traced"] == 3
+    assert c(0.25) == math.cos(0.25)    # 0 < x ≤ 1 was dropped: traced again
+    assert c.compiled.counts["traced"] == 4
+
+
+def test_the_least_recently_used_kind_is_dropped():
+    c = ad.compile(ad.gradient_r(lambda x, n: n * np.sum(x * x)))
+    c.compiled.max_kinds = 2
     x = np.array([1.0, 2.0])
-    assert c(x).tolist() == [2.0, 4.0]
-    assert "array" in c.explain()
+    c(x, 1), c(x, 2), c(x, 1)           # kinds n = 1 and n = 2; n = 1 used last
+    c(x, 3)                             # a third kind: n = 2 goes
+    traced = c.compiled.counts["traced"]
+    assert c(x, 1).tolist() == [2.0, 4.0] and c.compiled.counts["traced"] == traced
+    assert c(x, 2).tolist() == [4.0, 8.0] and c.compiled.counts["traced"] == traced + 1
 
 
 # ---- guards: branches, loop lengths, conversions ------------------------------------------

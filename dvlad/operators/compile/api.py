@@ -17,12 +17,11 @@ from . import captures, places
 from .checks import _FIRST_IMPORT, _LONG, _Eager, _aliases, _check, _rebuild, _too_long
 from .codegen import Miss, define, generate
 from .entry import _entry_kinds, _label, _params, code_of
-from .arrays import TracedArray
+from .results import _STATIC, _concrete, _containers, _loose, _unchanged
 from .traced import Trace, TraceLeakError, Traced, Untraceable
 from .watch import Watch
 
 _FLOATS = (float, np.float64, np.float32, np.float16, np.longdouble)
-_STATIC = (int, bool, str, bytes, complex, type(None))
 _DEBUG = bool(os.environ.get("DVLAD_COMPILE_DEBUG"))     # print why a trace failed
 
 
@@ -77,61 +76,6 @@ def _kind(x, leaves, objects, arrays):
     return ("object", t, id(x), x)
 
 
-def _containers(x, out):
-    """(container, shallow copy) of every list and dict in x, recursively."""
-    if type(x) is list or type(x) is dict:
-        out.append((x, list(x.items()) if type(x) is dict else list(x)))
-    if type(x) in (list, tuple):
-        for v in x:
-            _containers(v, out)
-    elif type(x) is dict:
-        for v in x.values():
-            _containers(v, out)
-    return out
-
-
-def _unchanged(c, was):
-    now = list(c.items()) if type(c) is dict else c
-    return len(now) == len(was) and all(
-        a is b or (type(a) is tuple and type(b) is tuple and a[0] == b[0] and a[1] is b[1])
-        for a, b in zip(now, was))
-
-
-def _concrete(out):
-    """The traced run's result with every traced value replaced by its number; raises
-    Untraceable where a traced value sits inside something else."""
-    t = type(out)
-    if t is Traced or t is TracedArray:
-        return out.value
-    if t is tuple or t is list:
-        return t(_concrete(v) for v in out)
-    if t is dict:
-        if any(type(k) is Traced for k in out):
-            raise Untraceable("F returned a dict keyed by a number it computed")
-        return {k: _concrete(v) for k, v in out.items()}
-    if isinstance(out, tuple) and hasattr(t, "_fields"):
-        return t(*(_concrete(v) for v in out))
-    if t in _STATIC or t in _FLOATS or t is MPF or isinstance(out, np.generic) or \
-            t is np.ndarray:
-        return out
-    raise Untraceable(f"F returned a {t.__name__}")
-
-
-def _loose(out):
-    """F's result after its trace was abandoned: each traced value where F's containers hold
-    one replaced by its number; anything else as F made it."""
-    t = type(out)
-    if isinstance(out, Traced):
-        return out.value
-    if t is tuple or t is list:
-        return t(_loose(v) for v in out)
-    if t is dict:
-        return {_loose(k): _loose(v) for k, v in out.items()}
-    if isinstance(out, tuple) and hasattr(t, "_fields"):
-        return t(*(_loose(v) for v in out))
-    return out
-
-
 class Replay:
     """One trace: its function (``run(values)`` returns F's result or raises :class:`Miss`),
     its code, and the user's lines its guards stand for."""
@@ -169,6 +113,7 @@ class Compiled:
         self.entry = define("def entry(*args, **kwargs):\n    return _call(args, kwargs)\n",
                             "entry", self.ns, self.label)
         self._last = None
+        self._inlined = None                     # the key of the trace the entry inlines
         self._log = collections.deque(maxlen=20)
         self.counts = collections.Counter()      # "traced", "eager": calls not replayed
         self._lock = threading.RLock()
@@ -204,8 +149,21 @@ class Compiled:
             except Exception:           # eager F raises, or answers: that is the answer
                 return self.f(*args, **kwargs)
             replay.used = True
+            self._touch(key, replay)
             return r
         return self._trace(key, args, kwargs, leaves, objects)
+
+    def _touch(self, key, replay):
+        """The replay that answered, and its kind, become the most recently used (the least
+        recently used are the ones dropped)."""
+        with self._lock:
+            traces = self._kinds.get(key)
+            if traces is None:          # (dropped meanwhile by another thread)
+                return
+            if traces[0] is not replay and replay in traces:
+                traces.remove(replay)
+                traces.insert(0, replay)
+            self._kinds.move_to_end(key)
 
     def _miss(self, replay, miss):
         where = "a captured value changed" if miss.index < 0 else \
@@ -332,11 +290,15 @@ class Compiled:
             traces.insert(0, replay)
             del traces[self.max_traces:]
             self._kinds[key] = traces
+            if self._inlined in self._kinds:    # (its calls skip _call: count them recent)
+                self._kinds.move_to_end(self._inlined)
+                self._kinds.move_to_end(key)
             while len(self._kinds) > self.max_kinds:
                 self._kinds.popitem(last=False)
             self._last = replay
             kinds = _entry_kinds(key)
             if kinds is not False:
+                self._inlined = key
                 new = define(code_of(replay, self.ns, self.params, kinds), "entry", self.ns,
                              self.label)
                 self.entry.__code__ = new.__code__
@@ -385,7 +347,7 @@ def compile(f, *, max_traces=8):
     per kind of arguments, the most recently used first.
 
     F runs eagerly (correctly, and ``c.explain()`` says why) where a replay could not be
-    trusted: a call with dvlad numbers (inside an outer derivative) or arrays, a side effect
+    trusted: a call with dvlad numbers (inside an outer derivative), a side effect
     (printing, random numbers, a write into captured state), a value the tracer cannot follow.
     An F that raises raises the same exception compiled.
 
