@@ -83,10 +83,16 @@ def _from_a_library(obj):
     return code is not None and library_file(code.co_filename)
 
 
-def _names(code, out, stores, imports):
-    """Every name a code object and the code objects inside it look up (globals, attributes),
-    and the strings it holds that could be one (``getattr(config, "scale")``); ``stores``:
-    the attributes it sets or deletes; ``imports``: the modules it imports."""
+# names through which code reads its globals by a string (a dict key "a" is not global a)
+_NAMESPACES = {"globals", "vars", "locals", "eval", "exec", "compile", "getattr", "__import__",
+               "__globals__", "f_globals", "__builtins__", "__dict__", "modules", "import_module"}
+
+
+def _names(code, out, strings, stores, imports):
+    """Every name a code object and the code objects inside it look up (globals, attributes);
+    ``strings``: the strings it holds that could name an attribute (``getattr(config,
+    "scale")``), or a global where the code names a namespace (:data:`_NAMESPACES`);
+    ``stores``: the attributes it sets or deletes; ``imports``: the modules it imports."""
     out.update(code.co_names)
     for i in dis.get_instructions(code):
         if i.opname in ("STORE_ATTR", "DELETE_ATTR"):
@@ -95,9 +101,9 @@ def _names(code, out, stores, imports):
             imports.add(i.argval)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            _names(c, out, stores, imports)
+            _names(c, out, strings, stores, imports)
         elif isinstance(c, str) and c.isidentifier():
-            out.add(c)
+            strings.add(c)
     return out
 
 
@@ -299,9 +305,11 @@ class _Walk:
         if why and self.draws is None:      # a place the walk cannot find (names.py)
             self.draws = (f"{why} in {label} (what it reads is not found before the trace, "
                           f"so a replay could not check it: pass the value as an argument)")
-        imports = set()
-        names = _names(code, set(), self.stores, imports)
-        self.names |= names
+        imports, strings = set(), set()
+        names = _names(code, set(), strings, self.stores, imports)
+        self.names |= names | strings
+        if names & _NAMESPACES:             # globals()["scale"]: a string names a global
+            names |= strings
         g = fn.__globals__
         b = g.get("__builtins__", builtins)
         b = b.__dict__ if isinstance(b, types.ModuleType) else b
