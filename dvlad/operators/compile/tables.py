@@ -70,7 +70,11 @@ def v_list(tables, n_inputs):
 def open_small(top, ops):
     """``top`` with its loops of fewer than ``TABLE_MIN`` scalar operations opened into them
     (a loop of a few iterations that took the same branch cuts a stretch in two); None if
-    that makes no stretch."""
+    that makes no stretch, or if ``top`` is loops with little straight code between them (a
+    table would not be shorter than the loops, and trying costs a first call more than the
+    trace: Rosenbrock's gradient, two loops and eight operations, took 60 ms, not 32)."""
+    if sum(type(it) is int for it in top) < TABLE_MIN // 4:
+        return None
     out, opened = [], False
     for it in top:
         if type(it) is not int and it.end - it.start < TABLE_MIN and all(
