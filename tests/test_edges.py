@@ -238,6 +238,48 @@ def test_atan2_partials_at_every_scale(s):
     close(x, -want, rel=1e-15)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2", "expit"])
+def test_array_values_of_logaddexp_and_expit_are_numpys_and_scipys(name, dtype):
+    """Their numpy family is numpy's (scipy's) formula by vectorized ufuncs, not numpy's scalar
+    loop: the values of np.logaddexp, np.logaddexp2 and scipy.special.expit to two ulps, the
+    dtype kept, ±inf, nan and equal arguments as numpy has them, no warning; as the base
+    function of plain arrays and as the primal of a derivative alike."""
+    import warnings
+    sc = pytest.importorskip("scipy.special")
+    r = np.random.default_rng(7)
+    x = (r.standard_normal(2000) * 30).astype(dtype)
+    y = (r.standard_normal(2000) * 30).astype(dtype)
+    special = [np.inf, -np.inf, np.nan, 1.0, np.inf, -np.inf, 0.0, -0.0, 2.5, -900.0, 900.0]
+    other = [np.inf, -np.inf, 1.0, np.nan, -np.inf, np.inf, 0.0, 0.0, 2.5, 900.0, -900.0]
+    x = np.concatenate([x, np.array(special, dtype), x[:5]])
+    y = np.concatenate([y, np.array(other, dtype), x[:5]])
+    if name == "expit":
+        fn, ours = sc.expit, ad.expit
+    else:
+        fn = lambda v: getattr(np, name)(v, y)                                  # noqa: E731
+        ours = lambda v: getattr(ad, name)(v, y)                                # noqa: E731
+    want = fn(x)
+    eps = np.finfo(dtype).eps
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # (numpy's logaddexp warns at inf, inf)
+        results = [ours(x)]
+    with np.errstate(invalid="ignore"):         # (the partials are nan there)
+        results.append(ad.jvp(fn, x, np.ones_like(x))[0])
+    for got in results:
+        assert got.dtype == dtype and got.shape == want.shape
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        inf = np.isinf(want)
+        assert np.array_equal(got[inf], want[inf])
+        ok = ~np.isnan(want) & ~inf
+        diff = np.abs(got[ok] - want[ok])
+        # (logaddexp's max + log1p cancels where the result is near 0: absolute there)
+        assert np.all((diff <= 2 * eps * np.abs(want[ok])) | (diff <= 4 * eps)), np.max(diff)
+    if name != "expit":
+        s = getattr(ad, name)(np.float64(1.0), np.float64(1.0))
+        assert type(s) is np.float64 and s == getattr(np, name)(1.0, 1.0)
+
+
 @pytest.mark.parametrize("x", [-800.0, -40.0, 0.0, 3.0, 40.0, 800.0])
 @pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
 def test_logaddexp_derivatives_far_apart(name, x):

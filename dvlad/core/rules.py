@@ -324,6 +324,25 @@ def _logaddexp_with(exp, log1p, ln2):
     return f
 
 
+def _logaddexp_arrays(exp, scale):
+    """np.logaddexp (exp = np.exp, scale 1) and np.logaddexp2 (np.exp2, 1/log 2), numpy's own
+    formula max(x, y) + scale·log1p(exp(−|x − y|)) by its vectorized ufuncs (numpy's loop is
+    scalar: on 10⁴ float64s a sixth of its time; the same values to rounding).  x − y is nan
+    where x = y = ±inf (the result x + y) or at a nan."""
+    def f(x, y):
+        with np.errstate(invalid="ignore"):
+            d = np.subtract(x, y)
+            r = np.log1p(exp(-np.abs(d)))
+            if scale != 1:
+                r = r * scale
+            r = r + np.maximum(x, y)
+            bad = np.isnan(d)
+            if bad.any():
+                return np.where(bad, np.add(x, y), r)[()]
+        return r
+    return f
+
+
 def _logaddexp2_with(log1p, ln2):
     """log₂(2ˣ + 2ʸ) = max + log1p(2^−|x−y|)/log 2, with x == y as x + 1."""
     def f(x, y):
@@ -452,12 +471,12 @@ TABLE = [
     # x − r (float32 second derivatives were 1e-6 off), this does not; one ufunc without a branch
     # (a branch on x ≥ y splits the lanes of an array, which costs a gather and a scatter)
     Rule("logaddexp", "logaddexp(x, y)", ("expit(x - y)", "expit(y - x)"),
-         lib=(_logaddexp_with(math.exp, math.log1p, _ln2), np.logaddexp,
+         lib=(_logaddexp_with(math.exp, math.log1p, _ln2), _logaddexp_arrays(np.exp, 1),
               _logaddexp_with(mpmath.exp, mpmath.log1p, _ln2_mp)),
          ufuncs=("logaddexp",), points=P2 + (("2.5", "2.5"),)),
     Rule("logaddexp2", "logaddexp2(x, y)", (_LOGISTIC.format(a="x", b="y", exp="exp2"),
                                             _LOGISTIC.format(a="y", b="x", exp="exp2")),
-         lib=(_logaddexp2_with(math.log1p, _ln2), np.logaddexp2,
+         lib=(_logaddexp2_with(math.log1p, _ln2), _logaddexp_arrays(np.exp2, 1 / math.log(2.0)),
               _logaddexp2_with(mpmath.log1p, _ln2_mp)),
          ufuncs=("logaddexp2",), points=P2 + (("2.5", "2.5"),)),
     # ---- unary ---------------------------------------------------------------------------------
