@@ -336,7 +336,8 @@ def compile(f, *, max_traces=8):
     """F, recorded on its first call and replayed as straight-line code afterwards.
 
     The first call with a new kind of arguments (their structure, the types of their numbers,
-    the values of their ints, strings and other static parts) runs F on traced numbers, which
+    the shapes, dtypes and memory layouts of their arrays, the values of their ints, strings
+    and other static parts) runs F on traced numbers and arrays, which
     record every operation dvlad performs on plain numbers (the forward arithmetic, the reverse
     sweep, the iterations of a fixed point), and turns the record into Python source
     (``c.source()``).  Later calls of that kind run the source while its guards hold: a
@@ -344,7 +345,7 @@ def compile(f, *, max_traces=8):
     tracing must go the same way again, and every number, array, function and container F
     reads through closures, globals, default arguments and attributes must still be what it
     was (a rebound or changed one makes a new trace).  A function keeps ``max_traces`` traces
-    per kind of arguments, the most recently used first.
+    per kind of arguments (and 32 kinds), the least recently used dropped first.
 
     F runs eagerly (correctly, and ``c.explain()`` says why) where a replay could not be
     trusted: a call with dvlad numbers (inside an outer derivative), a side effect
