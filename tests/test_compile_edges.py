@@ -128,6 +128,47 @@ def test_an_unread_numpy_operation_still_runs_so_errstate_sees_it():
             c(np.float64(2.0))
 
 
+def test_unread_numpy_work_is_left_out_where_its_errors_would_not_be_heard():
+    # an array op nothing reads (it overflows for these x): left out of the replay, which then
+    # runs only where numpy would neither raise nor make its warning an error; elsewhere F
+    # runs eagerly, and raises as F does (a replay once returned a value where F raised)
+    import warnings
+
+    def F(x):
+        unused = np.exp(x * 1000.0)         # noqa: F841
+        return np.sum(x * x)
+    c = ad.compile(F)
+    x = np.array([1.0, 2.0])
+    with np.errstate(over="ignore"):
+        assert c(x) == c(x) == 5.0
+    assert "exp(" not in c.source() and "loud()" in c.source()
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            F(x)
+        with pytest.raises(FloatingPointError):
+            c(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning):
+            c(x)
+    assert c.compiled.counts["traced"] == 1
+
+
+def test_an_rr_hessian_vector_product_replay_leaves_out_the_inner_gradient():
+    # ⟨∇f(w), v⟩ is the outer tape's value, which the HVP never reads: its product Xᵀs (a pass
+    # over X) is not in the replay: three products with X, as in the HVP written by hand
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((40, 5)), np.where(rng.standard_normal(40) > 0, 1.0, -1.0)
+    w, v = rng.standard_normal(5), rng.standard_normal(5)
+
+    def H(w, X, y, v):
+        return ad.hvp(lambda q: np.sum(np.logaddexp(0.0, -y * (X @ q))), w, v, "rr")
+    c = ad.compile(H)
+    got, want = c(w, X, y, v), H(w, X, y, v)
+    assert np.array_equal(got, want) and np.array_equal(c(w, X, y, v), want)
+    assert c.source().count("matmul(") == 3, c.source()
+
+
 # ---- a trace F leaves partway: F runs once, on numbers from there -------------------------------
 
 def test_f_that_leaves_its_trace_partway_runs_once_with_eagers_numbers():

@@ -19,6 +19,7 @@ from .kinds import apart, kind_tests
 from .peephole import rewrite, zeros_of
 from .outputs import _own_constants, check_source, output_source
 from .family import Family, written
+from .liveness import Loud, live, loud
 from .reroll import roll
 from .traced import Traced, _same_type, _is_integer
 
@@ -28,8 +29,6 @@ INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.trued
          operator.ne: "!=", operator.matmul: "@"}
 PREFIX = {operator.neg: "-", operator.pos: "+"}
 NEGATED = {"==": "!=", "!=": "=="}
-# cannot raise on numbers, so an unread result is left out
-PURE = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.abs}
 _serial = itertools.count(1)
 INLINE = 400            # lines of a trace the compiled function inlines
 _VALUES = re.compile(r"\bvalues\b")
@@ -256,33 +255,6 @@ def _valued(b, a):
     return Traced(a.value, None, b.ref)
 
 
-def live(ops, outputs, pure=(), family=None):
-    """The ops a replay must run: every guard and recorded exception, and every op whose value
-    is read (or that could raise, or writes into an array something reads later: ``family``,
-    a record.Family); ``pure``: ops known to do neither."""
-    needed = set(outputs)
-    seen = set().union(*(family.roots(r) for r in needed)) if family else set()
-    kept = []
-    for index, op in reversed(ops):
-        if op[0] == "op" and op[1] not in needed and (op[3] in PURE and _python(op[4]) or
-                                                      op[1] in pure or (
-                family is not None and family.unread(op[1], seen))):
-            continue
-        kept.append((index, op))
-        for a in op[4] if op[0] == "op" else op[3]:
-            if isinstance(a, Traced):
-                needed.add(a.ref)
-                if family is not None:
-                    seen |= family.roots(a.ref)
-    kept.reverse()
-    return kept
-
-
-def _python(args):
-    """Whether an op's arguments are Python numbers (numpy's may raise under np.errstate)."""
-    return all(type(a.value if isinstance(a, Traced) else a) in (float, int, bool) for a in args)
-
-
 class Code:
     """A trace's code: ``lines`` (checks and body, at one indent), the names of its inputs in
     order, and the expression of its result; :meth:`function` makes it a function."""
@@ -390,10 +362,13 @@ def generate(trace, inputs, out, entries, label, ns):
                           family)
     out = _own_constants(out)   # (F's first caller holds the arrays it returned: not these)
     output_source(out, names, refs, alias, inputs=arguments)
-    ops = live(ops, refs, trace.pure, family)
+    ops, numpy_out = live(ops, refs, trace.pure, family)
     body, spell = roll(ops, names, statements, len(inputs), sorted(refs))
     result = output_source(out, names, set(), alias, spell, inputs=arguments)
     lines = check_source(entries, names) + body
+    if numpy_out:               # (numpy's work left out: not where its errors would be heard)
+        lines = [f"    if {names.bind(loud, 'loud')}():",
+                 f"        raise {names.bind(Loud, 'Loud')}()"] + lines
     return Code(lines, [f"v{t.ref}" for t in inputs], result, label, len(trace.ops))
 
 
