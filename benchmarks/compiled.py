@@ -15,7 +15,10 @@ and torch are installed (torch.compile only on the --arrays rows: on the scalar 
 unroll n iterations into one graph).  Ratios are to the
 baseline timed in the same process, interleaved, medians; "pays back" is the first-call cost
 over what each replay saves against eager dvlad, in calls.  The (r) rows are #17's research
-workloads (benchmarks/research.py), compiled, against their hand-written numpy derivatives.
+workloads (benchmarks/research.py), compiled, against their hand-written numpy derivatives;
+their data are arguments of the compiled function, as of jax.jit's (one row captures X
+instead).  The process is pinned to one CPU (``--all-cores``: not): numpy's BLAS runs one
+thread, and so, pinned, do XLA and inductor.
 """
 import argparse
 import math
@@ -171,33 +174,44 @@ def _research_rows(rows, torch_later=()):
     while, which would slow whatever is timed next."""
     import research as R
     later = []                  # (row, base, jax maker arguments)
+    # The data are arguments of the compiled function, as of jax.jit's (a replay reads them as
+    # they are); one row captures X instead: a replay checks a captured array against the one
+    # traced, bit for bit, on every call (never stale), which the row prices.
     theta, D2, y = R.gp_data(200)
     for how, f in (("cholesky", R.gp_nlml_cholesky), ("slogdet", R.gp_nlml_slogdet)):
-        g = ad.gradient_r(lambda t, f=f: f(t, D2, y))
+        g = ad.gradient_r(f)
         c = ad.compile(g)
         base = (lambda how=how: R.gp_grad(theta, D2, y, "cholesky" if how == "cholesky"
                                           else "inv"))
-        rows.append(row(f"(r1) GP gradient, {how}, n=200", base, lambda g=g: g(theta),
-                        lambda c=c: c(theta), lambda c=c, base=base: np.allclose(c(theta), base()),
-                        source=c))
+        rows.append(row(f"(r1) GP gradient, {how}, n=200", base, lambda g=g: g(theta, D2, y),
+                        lambda c=c: c(theta, D2, y),
+                        lambda c=c, base=base: np.allclose(c(theta, D2, y), base()), source=c))
         later.append((rows[-1], base, (("gp", f.__name__), theta, D2, y)))
     w, X, yl, v = R.lr_data(10_000, 100)
-    for mode in ("fr", "rr"):
-        h = (lambda u, mode=mode: ad.hvp(lambda q: R.lr_logaddexp(q, X, yl), u, v, mode))
-        c = ad.compile(h)
+    for mode, captured in (("fr", False), ("rr", False), ("fr", True)):
+        if captured:
+            h = (lambda u, mode=mode: ad.hvp(lambda q: R.lr_logaddexp(q, X, yl), u, v, mode))
+            c = ad.compile(h)
+            args = (w,)
+        else:
+            h = (lambda u, X, yl, v, mode=mode: ad.hvp(lambda q: R.lr_logaddexp(q, X, yl), u,
+                                                       v, mode))
+            c = ad.compile(h)
+            args = (w, X, yl, v)
         base = (lambda: R.lr_hvp(w, X, yl, v))
-        rows.append(row(f"(r2) logistic HVP {mode}, 10000×100", base, lambda h=h: h(w),
-                        lambda c=c: c(w), lambda c=c: np.allclose(c(w), R.lr_hvp(w, X, yl, v)),
+        rows.append(row(f"(r2) logistic HVP {mode}, 10000×100" + ", X captured" * captured,
+                        base, lambda h=h, a=args: h(*a), lambda c=c, a=args: c(*a),
+                        lambda c=c, a=args: np.allclose(c(*a), R.lr_hvp(w, X, yl, v)),
                         source=c))
         later.append((rows[-1], base, (("lr", "lr_logaddexp", mode), w, X, yl, v)))
     params, Xb, Y = R.mlp_data(256)
     for act in ("tanh", "relu"):
-        g = ad.gradient_r(lambda p, act=act: R.mlp_loss(p, Xb, Y, act))
+        g = ad.gradient_r(lambda p, Xb, Y, act=act: R.mlp_loss(p, Xb, Y, act))
         c = ad.compile(g)
         base = (lambda act=act: R.mlp_grad(params, Xb, Y, act))
-        rows.append(row(f"(r3) MLP gradient, {act}, batch 256", base, lambda g=g: g(params),
-                        lambda c=c: c(params),
-                        lambda c=c, base=base: all(np.allclose(c(params)[k], want)
+        rows.append(row(f"(r3) MLP gradient, {act}, batch 256", base,
+                        lambda g=g: g(params, Xb, Y), lambda c=c: c(params, Xb, Y),
+                        lambda c=c, base=base: all(np.allclose(c(params, Xb, Y)[k], want)
                                                    for k, want in base().items()), source=c))
         later.append((rows[-1], base, (("mlp", act), params, Xb, Y)))
     try:
@@ -321,7 +335,14 @@ def main(argv=None):
     parser.add_argument("--machine", default="")
     parser.add_argument("--nested", nargs=2, metavar=("PROGRAM", "MODE"),
                         help="one (d) row, as JSON (what the full run starts for each)")
+    parser.add_argument("--all-cores", action="store_true",
+                        help="do not pin the process to one CPU (jax.jit then uses them all)")
     args = parser.parse_args(argv)
+    if not args.all_cores:
+        from run import one_core
+        pinned = one_core() is not None
+    else:
+        pinned = False
     if args.nested:
         import json
         r = nested_row(*args.nested)
@@ -344,7 +365,9 @@ def main(argv=None):
                      f"`python benchmarks/compiled.py{' --arrays' * args.arrays}"
                      f"{' --quick' * args.quick} --record`: "
                      f"ratios to the baseline in the "
-                     f"same process (medians of interleaved repeats).\n\n{text}\n")
+                     f"same process (medians of interleaved repeats)"
+                     f"{'; pinned to one CPU, jax.jit and torch.compile included' * pinned}"
+                     f".\n\n{text}\n")
     return 0 if all(r["ok"] for r in rows) else 1
 
 

@@ -31,7 +31,9 @@ alternately, several repeats, and a cell is the median of the per-repeat ratios 
 baseline time); the table also gives the median absolute times of the baseline and dvlad.
 numpy's BLAS runs one thread unless ``--blas-threads N`` (or OPENBLAS_NUM_THREADS, ...) says
 otherwise: on a busy 2-core machine a second BLAS thread slows every matrix product many times
-over, for the baseline and dvlad alike, and the ratios shrink towards 1.
+over, for the baseline and dvlad alike, and the ratios shrink towards 1.  The process is pinned
+to one CPU (``--all-cores``: not), so jax.jit's XLA, which otherwise spreads a call over both
+cores, runs on one as every other system does.
 
 Peers, when importable (each skipped cleanly otherwise, its column "not installed"), on the same
 functions written with their own array modules: autograd (autograd.numpy; HVP by
@@ -85,9 +87,10 @@ except ImportError:
     HAVE_SCIPY = False
 
 import dvlad as ad  # noqa: E402
-from run import measure  # noqa: E402
+from run import measure, one_core  # noqa: E402
 
 RTOL = 1e-8
+PINNED = []         # how the process was pinned (benchmarks/run.py's one_core), for the record
 PEERS = ("autograd", "torch", "jax", "jax.jit")
 LOG_2PI = math.log(2 * math.pi)
 
@@ -547,7 +550,7 @@ def record(command, lines, notes, machine, wall, loads):
             f"Commit {_git_commit()}. Python {platform.python_version()}, numpy {np.__version__}"
             f"{', scipy ' + scipy.__version__ if HAVE_SCIPY else ''}, dvlad {ad.__version__}, "
             f"{os.cpu_count()} cores ({platform.machine()}), BLAS threads {BLAS_THREADS}, "
-            f"torch one thread; load average "
+            f"torch one thread{', ' + PINNED[0] if PINNED else ''}; load average "
             f"{loads[0]:.2f} before, {loads[1]:.2f} after. Machine: {machine or 'no note'}. "
             f"Cells: median over repeats of system time ÷ baseline time (hand-written numpy "
             f"derivative), timed alternately in one process; baseline ms and dvlad ms are "
@@ -573,7 +576,11 @@ def main():
     parser.add_argument("--record", action="store_true", help="append to benchmarks/RESULTS.md")
     parser.add_argument("--machine", default="",
                         help="a note on the machine's state for --record (e.g. 'otherwise idle')")
+    parser.add_argument("--all-cores", action="store_true",
+                        help="do not pin the process to one CPU (jax.jit then uses them all)")
     args = parser.parse_args()
+    if not args.all_cores and one_core() is not None:
+        PINNED.append("pinned to one CPU (every system, jax.jit's threads included)")
     load_before = os.getloadavg()[0]
     lines, notes, failures, count, wall = run(args)
     print("\n".join(lines))

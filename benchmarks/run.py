@@ -118,6 +118,19 @@ def _calls_for(fn, t_once, sample):
     return max(1, int(sample / max(t_once, 1e-9)))
 
 
+def one_core():
+    """Pin this process, and every thread and process it starts, to one CPU; return it (None
+    where the system cannot pin).  numpy's BLAS and torch run one thread in these benchmarks,
+    but jax.jit's XLA spreads a call over every core it may use: unpinned on this 2-core
+    machine its MLP gradient took 1.4–1.6× its wall time in CPU time.  One core for everyone."""
+    try:
+        cpu = max(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+    except (AttributeError, OSError):
+        return None
+    return cpu
+
+
 def measure(call, baseline, repeats, budget, sample=0.05):
     """Median ratio call/baseline over up to ``repeats`` alternating samples of ≥ ``sample`` s,
     stopping early (after 3 samples) once ``budget`` seconds are spent.  Returns
