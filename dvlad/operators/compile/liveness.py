@@ -28,13 +28,23 @@ class Loud(Exception):
     raise or call (np.errstate) or warnings are errors: F runs eagerly instead."""
 
 
+try:        # numpy's error state, one object per np.errstate/np.seterr (numpy ≥ 2)
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
+except ImportError:
+    _ERRSTATE = None
+_QUIET = [None]         # an error state found quiet (np.geterr builds a dict: 1.5 µs a call)
+
+
 def loud():
     """Whether numpy's floating-point errors would raise, call a handler or log (np.errstate),
     or its RuntimeWarnings be errors (a warnings filter; any "error" filter that could match
     one counts)."""
-    for mode in np.geterr().values():
-        if mode != "ignore" and mode != "warn" and mode != "print":
-            return True
+    state = None if _ERRSTATE is None else _ERRSTATE.get()
+    if state is None or state is not _QUIET[0]:
+        for mode in np.geterr().values():
+            if mode != "ignore" and mode != "warn" and mode != "print":
+                return True
+        _QUIET[0] = state
     for f in warnings.filters:
         if f[0] == "error" and issubclass(RuntimeWarning, f[2]):
             return True
