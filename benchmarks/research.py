@@ -540,7 +540,9 @@ def _git_commit():
     def git(*a):
         return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True)
     head = git("rev-parse", "HEAD").stdout.strip() or "unknown"
-    dirty = git("diff", "--no-ext-diff", "--quiet", "HEAD", "--").returncode == 1
+    # (RESULTS.md itself, which an earlier --record changed, is not the code measured)
+    dirty = git("diff", "--no-ext-diff", "--quiet", "HEAD", "--", ".",
+                ":(exclude)benchmarks/RESULTS.md").returncode == 1
     return head + (" with uncommitted changes" if dirty else "")
 
 
