@@ -148,8 +148,11 @@ def compiled():
     show("g([2.0, 0.5])", env, "(sin p[1], p[0]·cos p[1])")
     show("g([1.0, 0.0])", env)
     run("print(g.source())", env)
-    say("No tags are left in it: they were right while it was recorded.  Branches become "
-        "guards, and captured variables are checked on every call (notes/compile.md).")
+    say("No tags are left in it: they were right while it was recorded.  The `if` lines "
+        "check that the lambda and the global `ad` it reads are still the ones recorded (a "
+        "rebound name makes a new trace, never a stale answer); the rest is the forward pass "
+        "and the reverse sweep, the products by the sweep's 1.0 and the unread values left "
+        "out.  Branches become guards too (notes/compile.md).")
 
 
 @section("Loud, never silently wrong")
