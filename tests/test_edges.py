@@ -278,6 +278,11 @@ def test_array_values_of_logaddexp_and_expit_are_numpys_and_scipys(name, dtype):
     if name != "expit":
         s = getattr(ad, name)(np.float64(1.0), np.float64(1.0))
         assert type(s) is np.float64 and s == getattr(np, name)(1.0, 1.0)
+        with pytest.raises(TypeError):      # as numpy's ufunc (the formula would take them)
+            getattr(ad, name)(np.array([1.0 + 1.0j, 2.0]), 0.0)
+    else:
+        with pytest.raises(TypeError):
+            ad.expit(np.array([1.0 + 1.0j]))
 
 
 @pytest.mark.parametrize("x", [-800.0, -40.0, 0.0, 3.0, 40.0, 800.0])
