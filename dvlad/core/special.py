@@ -246,10 +246,11 @@ def math_expit(x):
 
 def expit_arrays(scipy_function):
     """expit's numpy family: scipy's formula 1/(1 + e^−x) by numpy's vectorized ufuncs (on 10⁴
-    float64s a quarter of the time of scipy's loop; the same values to an ulp); ints and bools
-    through scipy's ufunc where scipy is installed.  (logaddexp's partials are expit.)"""
+    float64s a quarter of the time of scipy's loop; the same values to an ulp); ints, bools and
+    float16 through scipy's ufunc where scipy is installed.  (logaddexp's partials are expit.)"""
     def logistic(x):
-        if getattr(x, "dtype", _NO_FLOAT).kind != "f":
+        dt = getattr(x, "dtype", _NO_FLOAT)
+        if dt.kind != "f" or dt.itemsize < 4:     # (scipy's float16 is float64)
             if scipy_special() is not None:
                 return scipy_function(x)
             x = np.asarray(x, np.float64)
