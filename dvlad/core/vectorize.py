@@ -194,6 +194,7 @@ def _uniform(c):
 
 
 _BITS = {np.dtype(np.float64): np.uint64, np.dtype(np.float32): np.uint32}
+_ONE = {dt: np.asarray(1.0, dt).view(u) for dt, u in _BITS.items()}     # the bits of 1.0
 
 
 def _blend(c, yes, no):
@@ -206,6 +207,10 @@ def _blend(c, yes, no):
             type(no) not in (float, np.float64, np.float32):
         return np.where(c, yes, no)
     y, n = np.asarray(yes, dtype).view(u), np.asarray(no, dtype).view(u)
+    if y == _ONE[dtype] and n == 0:     # 1.0 and +0.0 (relu's): the booleans as floats
+        out = pool.empty(c.shape, dtype) if c.flags.c_contiguous else np.empty(c.shape, dtype)
+        np.copyto(out, c, casting="unsafe")
+        return out
     m = pool.empty(c.shape, u) if c.flags.c_contiguous else np.empty(c.shape, u)
     np.copyto(m, c, casting="unsafe")
     np.negative(m, out=m)               # 1 -> all ones (unsigned), 0 -> 0
