@@ -172,6 +172,22 @@ def rosenbrock_hvp(x, v):
     return hv
 
 
+# ---- a Gaussian process's negative log marginal likelihood (research workload r1) --------------
+
+def gp_nlml_by_cholesky(D2, y):
+    """θ ↦ ½ yᵀK⁻¹y + Σ log Lᵢᵢ, K = e^θ₁ exp(−½ D2 e^−2θ₀) + e^θ₂ I = LLᵀ, in plain numpy:
+    cholesky, then two solves (constants dropped)."""
+    n = y.shape[0]
+
+    def nlml(theta):
+        K = (np.exp(theta[1]) * np.exp(-0.5 * D2 * np.exp(-2.0 * theta[0]))
+             + np.exp(theta[2]) * np.eye(n))
+        L = np.linalg.cholesky(K)
+        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+        return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
+    return nlml
+
+
 # ---- an independent oracle for Owen's T ------------------------------------------------------
 
 def owens_t_series(h, a):

@@ -16,6 +16,7 @@ import dvlad
 from dvlad.arrays import decompositions as D
 from dvlad.arrays.scipy_linalg import pade_expm
 from dvlad.core.switch import REFERENCE
+from support import gp_nlml_by_cholesky
 
 R = dvlad.gradient_r
 
@@ -607,14 +608,7 @@ def test_gaussian_process_likelihood_by_cholesky_at_n_70_in_every_mode_to_order_
     n = 70
     x = _rng(11).uniform(0.0, 5.0, (n, 1))
     D2, y = (x - x.T) ** 2, _rng(12).standard_normal(n)
-
-    def nlml(t):
-        K = (np.exp(t[1]) * np.exp(-0.5 * D2 * np.exp(-2.0 * t[0]))
-             + np.exp(t[2]) * np.eye(n))
-        L = np.linalg.cholesky(K)
-        alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
-        return 0.5 * (y @ alpha) + np.sum(np.log(np.diag(L)))
-
+    nlml = gp_nlml_by_cholesky(D2, y)
     theta = np.array([0.2, 0.1, -1.5])
     dvlad.check_grads(nlml, theta, order=2, modes=("fwd", "rev"))
     H = dvlad.hessian(nlml)(theta)
